@@ -1,0 +1,66 @@
+"""agenterr: classify AI-agent tool-call failures into retry, re-prompt or escalate.
+
+A tool call's HTTP status, body, headers or transport exception becomes one
+:class:`Outcome` with a :class:`Code`, its :class:`Class` of reaction, a hint to paste into
+the model's context, and the server's Retry-After. Pure, stdlib-only, never raises.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ._classify import (
+    classify,
+    code_for_status,
+    from_error,
+    from_response,
+    from_status,
+    schema_invalid,
+    succeeded,
+)
+from ._outcome import Outcome
+from ._retry_after import RETRY_AFTER_CEILING, parse_retry_after, retry_after_from_headers
+from ._taxonomy import Class, Code, Meta, codes
+from .errors import (
+    AgentToolError,
+    AuthToolError,
+    IndeterminateToolError,
+    SelfCorrectableToolError,
+    TransientToolError,
+    error_for,
+)
+
+__all__ = [
+    "RETRY_AFTER_CEILING",
+    "AgentToolError",
+    "AuthToolError",
+    "Class",
+    "Code",
+    "IndeterminateToolError",
+    "Meta",
+    "Outcome",
+    "SelfCorrectableToolError",
+    "TransientToolError",
+    "classify",
+    "code_for_status",
+    "codes",
+    "error_for",
+    "from_error",
+    "from_response",
+    "from_status",
+    "parse_retry_after",
+    "retry_after_from_headers",
+    "schema_invalid",
+    "succeeded",
+]
+
+if TYPE_CHECKING:
+    __version__: str
+
+
+def __getattr__(name: str) -> str:
+    if name == "__version__":
+        from importlib.metadata import version
+
+        return version("agenterr")
+    raise AttributeError(f"module 'agenterr' has no attribute {name!r}")

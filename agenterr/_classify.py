@@ -1,0 +1,340 @@
+"""The classifier: HTTP status, body, headers and transport exceptions to an Outcome.
+
+None of these functions raises, whatever it is given, and each one's cost is bounded
+independently of the size of the body (see ``_hints``) or the depth of an exception chain.
+"""
+
+from __future__ import annotations
+
+import errno
+from collections import deque
+from collections.abc import Iterator
+from typing import Any
+
+from ._headers import HeaderView
+from ._hints import clean, hint_for, schema_hint, snippet, where
+from ._outcome import Outcome
+from ._responses import response_parts
+from ._retry_after import Clock, retry_after_from_headers
+from ._taxonomy import Code
+
+__all__ = [
+    "classify",
+    "code_for_status",
+    "from_error",
+    "from_response",
+    "from_status",
+    "schema_invalid",
+    "succeeded",
+]
+
+_OK: Outcome[None] = Outcome()
+
+# The status table of SPEC.md, section "Status rules": explicit entries first, then the
+# rule for the rest of the status's range. Each entry's reason is in SPEC.md.
+_EXPLICIT: dict[int, Code] = {
+    401: Code.UNAUTHORIZED,
+    402: Code.UNAUTHORIZED,
+    403: Code.UNAUTHORIZED,
+    404: Code.NOT_FOUND,
+    407: Code.UNAUTHORIZED,
+    408: Code.TIMEOUT,
+    410: Code.NOT_FOUND,
+    421: Code.UNAVAILABLE,
+    423: Code.UNAVAILABLE,
+    425: Code.UNAVAILABLE,
+    429: Code.RATE_LIMITED,
+    451: Code.UNAUTHORIZED,
+    501: Code.INVALID_REQUEST,
+    505: Code.UNKNOWN,
+    511: Code.UNAUTHORIZED,
+}
+
+
+def _range_rule(status: int) -> Code | None:
+    if 200 <= status <= 299:
+        return None
+    if 400 <= status <= 499:
+        return Code.INVALID_REQUEST
+    if 500 <= status <= 599:
+        return Code.UNAVAILABLE
+    return Code.UNKNOWN  # 1xx and 3xx: a final answer was expected, not these
+
+
+_TABLE: tuple[Code | None, ...] = tuple(_EXPLICIT.get(s) or _range_rule(s) for s in range(600))
+
+
+def _as_status(status: object) -> int | None:
+    """An HTTP status as an int, or ``None`` when it is not an integer (bools are not)."""
+    if type(status) is int:
+        return status
+    if isinstance(status, bool) or not hasattr(status, "__index__"):
+        return None
+    try:
+        return int(status.__index__())
+    except Exception:
+        return None
+
+
+def code_for_status(status: object) -> Code | None:
+    """The code the status table gives ``status``; ``None`` for 2xx. Never raises."""
+    value = _as_status(status)
+    if value is None or not 100 <= value <= 599:
+        return Code.UNKNOWN
+    return _TABLE[value]
+
+
+def succeeded(status: object) -> bool:
+    """True when ``status`` is an integer from 200 to 299."""
+    value = _as_status(status)
+    return value is not None and 200 <= value <= 299
+
+
+def _status_outcome(
+    status: object, body: object, headers: object, now: Clock, error: BaseException | None
+) -> Outcome[None]:
+    value = _as_status(status)
+    if value is not None and 200 <= value <= 299:
+        return _OK
+    valid = value is not None and 100 <= value <= 599
+    code = _TABLE[value] if valid else Code.UNKNOWN  # type: ignore[index]
+    assert code is not None
+    recorded = value if valid and value is not None else 0
+    retry_after = None
+    if headers is not None and code.retryable:
+        retry_after = retry_after_from_headers(HeaderView.of(headers), now=now)
+    quoted = snippet(body) if body is not None and body != "" else ""
+    transport = value == 0 or (value is None and status is None)
+    hint = hint_for(code, where(recorded, transport=transport), quoted, retry_after)
+    return Outcome(code, hint, retry_after, recorded, None, error)
+
+
+# Outcomes without body or headers are the same every time: build them once.
+_PLAIN: dict[int, Outcome[None]] = {
+    s: _status_outcome(s, "", None, None, None) for s in range(100, 600)
+}
+
+
+def from_status(
+    status: object, body: object = "", *, headers: object = None, now: Clock = None
+) -> Outcome[None]:
+    """Classify a tool call by its HTTP status.
+
+    ``body`` (text, bytes, parsed JSON, or None) is quoted in the hint after cleaning;
+    ``headers`` supply Retry-After for transient codes; ``now`` is the clock HTTP-date
+    Retry-After values are measured against. A 2xx status gives an ok Outcome.
+    """
+    if headers is None and (body == "" or body is None) and type(status) is int:
+        cached = _PLAIN.get(status)
+        if cached is not None:
+            return cached
+    return _status_outcome(status, body, headers, now, None)
+
+
+def from_response(response: object, *, now: Clock = None) -> Outcome[None]:
+    """Classify a response object from httpx, httpx2, requests, aiohttp or urllib.
+
+    Reads the status, the headers (case-insensitively) and at most a small prefix of a body
+    that is already in memory or can be peeked without consuming it; never closes
+    anything. ``None`` or an object without a status gives ``UNKNOWN``.
+    """
+    parts = response_parts(response)
+    if parts is None:
+        return _status_outcome(None, "", None, now, None)
+    status, headers, body = parts
+    return _status_outcome(status, body, headers, now, None)
+
+
+# --- transport errors ---------------------------------------------------------------
+
+_MAX_CHAIN = 64
+"""Exceptions visited in one chain (causes, contexts, reasons, group members)."""
+
+# Class names that mean "no answer in time", matched anywhere in an exception's MRO so no
+# client library needs importing: httpx/httpx2 TimeoutException, requests Timeout,
+# urllib3 TimeoutError, openai/anthropic APITimeoutError, google-api-core DeadlineExceeded.
+# aiohttp's and asyncio's timeouts derive from the builtin TimeoutError.
+_TIMEOUT_NAMES = frozenset(
+    {"TimeoutError", "TimeoutException", "Timeout", "APITimeoutError", "DeadlineExceeded"}
+)
+# Class names that mean the client refused to build the request: the request, not the
+# network, is wrong (httpx InvalidURL/UnsupportedProtocol/LocalProtocolError, requests
+# InvalidURL/MissingSchema/InvalidSchema/URLRequired/InvalidHeader, urllib3
+# LocationParseError/LocationValueError/URLSchemeUnknown, aiohttp InvalidUrlClientError/
+# NonHttpUrlClientError).
+_MALFORMED_NAMES = frozenset(
+    {
+        "InvalidURL",
+        "UnsupportedProtocol",
+        "LocalProtocolError",
+        "MissingSchema",
+        "InvalidSchema",
+        "URLRequired",
+        "InvalidHeader",
+        "LocationParseError",
+        "LocationValueError",
+        "URLSchemeUnknown",
+        "InvalidUrlClientError",
+        "NonHttpUrlClientError",
+    }
+)
+_TIMEOUT, _MALFORMED = "timeout", "malformed"
+_KINDS: dict[type, str | None] = {}
+_MAX_KINDS = 1024
+
+
+def _kind_of_type(tp: type) -> str | None:
+    kind = _KINDS.get(tp)
+    if kind is not None or tp in _KINDS:
+        return kind
+    names = {c.__name__ for c in tp.__mro__}
+    if issubclass(tp, TimeoutError) or names & _TIMEOUT_NAMES:
+        kind = _TIMEOUT
+    elif names & _MALFORMED_NAMES:
+        kind = _MALFORMED
+    if len(_KINDS) < _MAX_KINDS:
+        _KINDS[tp] = kind
+    return kind
+
+
+def _attr(obj: object, name: str) -> Any:
+    try:
+        return getattr(obj, name, None)
+    except Exception:
+        return None
+
+
+def _links(exc: BaseException) -> Iterator[BaseException]:
+    cause = _attr(exc, "__cause__")
+    if isinstance(cause, BaseException):
+        yield cause
+    context = _attr(exc, "__context__")
+    if isinstance(context, BaseException) and not _attr(exc, "__suppress_context__"):
+        yield context
+    # urllib's URLError and urllib3's MaxRetryError keep the underlying failure in .reason;
+    # requests wraps the urllib3 error as its first argument.
+    reason = _attr(exc, "reason")
+    if isinstance(reason, BaseException):
+        yield reason
+    args = _attr(exc, "args")
+    if isinstance(args, tuple):
+        for arg in args[:2]:
+            if isinstance(arg, BaseException):
+                yield arg
+    members = _attr(exc, "exceptions")
+    if isinstance(members, tuple):
+        for member in members[:8]:
+            if isinstance(member, BaseException):
+                yield member
+
+
+def _chain(error: BaseException) -> Iterator[BaseException]:
+    """Breadth-first over the chain, outermost first, each exception once, bounded."""
+    seen: set[int] = set()
+    queue = deque([error])
+    while queue and len(seen) < _MAX_CHAIN:
+        exc = queue.popleft()
+        if id(exc) in seen:
+            continue
+        seen.add(id(exc))
+        yield exc
+        queue.extend(_links(exc))
+
+
+def _carried_response(exc: BaseException, now: Clock) -> Outcome[None] | None:
+    """The outcome of the HTTP response an exception carries, if it carries one."""
+    response = _attr(exc, "response")
+    if response is not None:
+        parts = response_parts(response)
+        if parts is not None:
+            status, headers, body = parts
+            return _status_outcome(status, body, headers, now, exc)
+    parts = response_parts(exc, exception=True)
+    if parts is not None:
+        status, headers, body = parts
+        return _status_outcome(status, body, headers, now, exc)
+    return None
+
+
+_MALFORMED_HINT = (
+    "This call could not be sent because the request it builds is malformed (for example an "
+    "invalid URL or an unsupported scheme). Your arguments are wrong in a way you can fix: "
+    "correct the values the request is built from and resend."
+)
+
+
+def _exception_text(exc: BaseException) -> str:
+    try:
+        text = str(exc)
+    except Exception:
+        return ""
+    return clean(text[:2048], 300) if isinstance(text, str) else ""
+
+
+def _transport_outcome(code: Code, exc: BaseException) -> Outcome[None]:
+    if code is Code.INVALID_REQUEST:
+        detail = _exception_text(exc)
+        hint = _MALFORMED_HINT + (f" The HTTP client said: {detail}" if detail else "")
+        return Outcome(code, hint, None, 0, None, exc)
+    return Outcome(code, _TRANSPORT_HINTS[code], None, 0, None, exc)
+
+
+_TRANSPORT_HINTS = {
+    code: hint_for(code, where(0, transport=True))
+    for code in (Code.TIMEOUT, Code.UNAVAILABLE, Code.UNKNOWN)
+}
+
+
+def from_error(error: object, *, now: Clock = None) -> Outcome[None]:
+    """Classify an exception from a tool call's transport (no HTTP response, usually).
+
+    ``None`` gives an ok Outcome. An :class:`~agenterr.AgentToolError` gives its own
+    outcome. An exception carrying an HTTP response or status (httpx ``HTTPStatusError``,
+    requests ``HTTPError``, urllib ``HTTPError``, SDK errors) is classified by that response.
+    Otherwise the cause/context chain decides: a timeout anywhere gives ``TIMEOUT``, a
+    client refusing a malformed request gives ``INVALID_REQUEST``, and anything else
+    ``UNAVAILABLE``. A non-exception gives ``UNKNOWN``.
+    """
+    if error is None:
+        return _OK
+    if not isinstance(error, BaseException):
+        return Outcome(Code.UNKNOWN, _TRANSPORT_HINTS[Code.UNKNOWN])
+    from .errors import AgentToolError
+
+    for exc in _chain(error):
+        if isinstance(exc, AgentToolError):
+            return exc.outcome
+        carried = _carried_response(exc, now)
+        if carried is not None:
+            return carried
+        kind = _kind_of_type(type(exc))
+        if kind is None and isinstance(exc, OSError) and _attr(exc, "errno") == errno.ETIMEDOUT:
+            kind = _TIMEOUT
+        if kind == _TIMEOUT:
+            return _transport_outcome(Code.TIMEOUT, error)
+        if kind == _MALFORMED:
+            return _transport_outcome(Code.INVALID_REQUEST, exc)
+    return _transport_outcome(Code.UNAVAILABLE, error)
+
+
+def classify(
+    status: object = 0,
+    body: object = "",
+    error: object = None,
+    *,
+    headers: object = None,
+    now: Clock = None,
+) -> Outcome[None]:
+    """The combined entry point: a non-None ``error`` wins; otherwise status and body decide."""
+    if error is not None:
+        return from_error(error, now=now)
+    return from_status(status, body, headers=headers, now=now)
+
+
+def schema_invalid(*problems: object) -> Outcome[None]:
+    """A SCHEMA_INVALID outcome listing validation problems, for a pre-flight check.
+
+    Bring your own validator and pass its messages; each is cleaned and capped, and only
+    the first twenty are listed ("… and N more").
+    """
+    return Outcome(Code.SCHEMA_INVALID, schema_hint(problems))

@@ -1,0 +1,68 @@
+"""A bounded, case-insensitive view of response headers from any HTTP client."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+__all__ = ["MAX_HEADERS", "HeaderView"]
+
+MAX_HEADERS = 256
+"""Header fields looked at; the rest are ignored so a hostile response costs O(1)."""
+
+
+def _text(value: object) -> str | None:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value).decode("latin-1")
+    return None
+
+
+class HeaderView:
+    """Lower-cased names to the first value seen, over at most :data:`MAX_HEADERS` fields."""
+
+    __slots__ = ("_fields",)
+
+    def __init__(self, fields: dict[str, str]) -> None:
+        self._fields = fields
+
+    @classmethod
+    def of(cls, headers: object) -> HeaderView:
+        """Read a mapping, a multi-dict, an ``email.message.Message`` or ``(name, value)`` pairs.
+
+        Anything unreadable gives an empty view; this never raises.
+        """
+        if isinstance(headers, HeaderView):
+            return headers
+        fields: dict[str, str] = {}
+        if headers is None:
+            return cls(fields)
+        try:
+            items: Iterable[Any]
+            if isinstance(headers, Mapping) or hasattr(headers, "items"):
+                items = headers.items()
+            elif isinstance(headers, (str, bytes)):
+                items = ()
+            else:
+                items = headers  # type: ignore[assignment]
+            for count, pair in enumerate(items):
+                if count >= MAX_HEADERS:
+                    break
+                try:
+                    name, value = pair
+                except (TypeError, ValueError):
+                    continue
+                key, text = _text(name), _text(value)
+                if key is not None and text is not None:
+                    fields.setdefault(key.lower(), text)
+        except Exception:
+            pass  # a broken headers object reads as whatever was read before it broke
+        return cls(fields)
+
+    def get(self, name: str) -> str | None:
+        """The value of header ``name`` (lower-case), or ``None``."""
+        return self._fields.get(name)
+
+    def __bool__(self) -> bool:
+        return bool(self._fields)

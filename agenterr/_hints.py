@@ -1,0 +1,264 @@
+"""The model-facing hints: one template per code, and the quoting of untrusted API text.
+
+API text reaches a model's context and logs, so before it is quoted it is cut to a bounded
+window, decoded leniently, stripped of control, ANSI-escape, bidi and zero-width characters,
+folded onto one line, scrubbed of credential-looking substrings and capped. Every step works
+on the window, never on the whole body, so a 100 MB body costs what 8 KiB costs.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterable
+
+from ._taxonomy import Code
+
+__all__ = [
+    "MAX_PROBLEMS",
+    "PROBLEM_CAP",
+    "REDACTED",
+    "SCAN_WINDOW",
+    "SNIPPET_CAP",
+    "TRUNCATED",
+    "hint_for",
+    "schema_hint",
+    "snippet",
+]
+
+SNIPPET_CAP = 500
+"""Most characters of API text quoted in a hint, before the truncation marker."""
+SCAN_WINDOW = 8192
+"""Most characters (or bytes) of a body looked at; text past it is never read."""
+TRUNCATED = "…[truncated]"
+"""Appended when quoted text was cut."""
+REDACTED = "[REDACTED]"
+"""Replaces anything that looks like a credential."""
+PROBLEM_CAP = 300
+"""Most characters of one schema problem."""
+MAX_PROBLEMS = 20
+"""Most schema problems listed; the rest are counted."""
+
+# C0/C1 controls (tab, newline and carriage return are folded as white space instead),
+# bidi embeddings, overrides and isolates, zero-width characters and the BOM: none of
+# them belongs in a one-line quote, and several can disguise what a model or human reads.
+_INVISIBLE = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064"
+    "\u2066-\u206f\ufeff\ufff9-\ufffb]"
+)
+# ANSI escape sequences: CSI (ESC [ ... final) and OSC (ESC ] ... BEL or ST), then any
+# other two-character escape.
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]{0,512}(?:\x07|\x1b\\)?|\x1b[@-_]?")
+_SPACE = re.compile(r"\s+")
+# A credential cut in half by the scan window must not survive as a visible prefix.
+_TRAILING_TOKEN = re.compile(r"[A-Za-z0-9_\-./+=:]+\Z")
+
+_SECRET_KEYS = (
+    r"password|passwd|pwd|passphrase|secret|client[_-]?secret|api[_-]?key|apikey|"
+    r"access[_-]?key|secret[_-]?key|private[_-]?key|access[_-]?token|auth[_-]?token|"
+    r"refresh[_-]?token|id[_-]?token|session[_-]?token|token|authorization"
+)
+# (pattern, replacement) — each names the credential shape it targets.
+_REDACTIONS: tuple[tuple[re.Pattern[str], str], ...] = (
+    # Authorization schemes: "Bearer <token>", "Basic <base64>".
+    (re.compile(r"(?i)\b(bearer|basic|token)\s+[A-Za-z0-9\-._~+/]{8,}=*"), rf"\1 {REDACTED}"),
+    # key=value, key: value, "key": "value" for secret-sounding keys.
+    (
+        re.compile(rf"""(?i)(["']?\b(?:{_SECRET_KEYS})\b["']?\s*[:=]\s*["']?)[^\s"'&,;}}\]]+"""),
+        rf"\1{REDACTED}",
+    ),
+    # JSON Web Tokens: three base64url segments, the first one a JSON object.
+    (re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"), REDACTED),
+    # OpenAI and Anthropic keys (sk-…, sk-proj-…, sk-ant-…).
+    (re.compile(r"\bsk-[A-Za-z0-9_\-]{16,}"), REDACTED),
+    # Stripe secret and restricted keys.
+    (re.compile(r"\b[rs]k_(?:live|test)_[A-Za-z0-9]{10,}"), REDACTED),
+    # AWS access key ids.
+    (re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA|AIDA|AROA)[0-9A-Z]{16}\b"), REDACTED),
+    # GitHub tokens, classic and fine-grained.
+    (re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})"), REDACTED),
+    # Slack tokens.
+    (re.compile(r"\bxox[abprse]-[A-Za-z0-9\-]{10,}"), REDACTED),
+    # Google API keys.
+    (re.compile(r"\bAIza[0-9A-Za-z_\-]{30,}"), REDACTED),
+)
+
+
+def _decode(data: bytes) -> str:
+    if data.startswith(b"\xef\xbb\xbf"):
+        return data[3:].decode("utf-8", "replace")
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return data.decode("utf-16", "replace")
+    return data.decode("utf-8", "replace")
+
+
+class _Bounded(Exception):
+    """Stops the JSON encoder once the scan window is full."""
+
+
+def _json_window(value: object) -> str:
+    # iterencode is lazy, so a huge structure is only encoded as far as the window.
+    encoder = json.JSONEncoder(
+        ensure_ascii=False, default=lambda o: f"<{type(o).__name__}>", check_circular=True
+    )
+    parts: list[str] = []
+    size = 0
+    try:
+        for chunk in encoder.iterencode(value):
+            parts.append(chunk)
+            size += len(chunk)
+            if size > SCAN_WINDOW:
+                break
+    except (ValueError, TypeError, RecursionError):
+        pass
+    return "".join(parts)
+
+
+def _window(body: object) -> tuple[str, bool]:
+    """Up to SCAN_WINDOW characters of ``body`` as text, and whether there was more."""
+    if body is None:
+        return "", False
+    if isinstance(body, str):
+        return body[:SCAN_WINDOW], len(body) > SCAN_WINDOW
+    if isinstance(body, (bytes, bytearray, memoryview)):
+        raw = bytes(memoryview(body)[:SCAN_WINDOW])
+        more = len(body) > SCAN_WINDOW
+        text = _decode(raw)
+        if more and text.endswith("\ufffd"):
+            text = text.rstrip("\ufffd")  # a multi-byte character cut by the window
+        return text, more
+    if isinstance(body, (dict, list, tuple)):
+        text = _json_window(body)
+    elif isinstance(body, (int, float, bool)):
+        text = json.dumps(body) if not isinstance(body, float) or math.isfinite(body) else ""
+    else:
+        try:
+            text = str(body)
+        except Exception:
+            return "", False
+        if not isinstance(text, str):
+            return "", False
+    return text[:SCAN_WINDOW], len(text) > SCAN_WINDOW
+
+
+def clean(text: str, cap: int) -> str:
+    """Strip, fold, redact and cap one piece of untrusted text (already windowed)."""
+    text = _ANSI.sub("", text)
+    text = _INVISIBLE.sub("", text)
+    text = _SPACE.sub(" ", text).strip()
+    for pattern, replacement in _REDACTIONS:
+        text = pattern.sub(replacement, text)
+    if len(text) > cap:
+        return text[:cap].rstrip() + TRUNCATED
+    return text
+
+
+def snippet(body: object) -> str:
+    """The quotable form of an API body: one clean, redacted line of at most SNIPPET_CAP."""
+    text, more = _window(body)
+    if not text:
+        return ""
+    if more:
+        text = _TRAILING_TOKEN.sub("", text)
+    quoted = clean(text, SNIPPET_CAP)
+    if more and quoted and not quoted.endswith(TRUNCATED):
+        quoted += TRUNCATED
+    return quoted
+
+
+# Hint templates. {where} is " (HTTP 503)" or similar, {said} is " The API said: …" or "",
+# {wait} is " after at least N seconds" or "". The 401 and 422 wording is the reference's
+# documented output and must not change.
+_KEEP_ARGS = "NOT a problem with your arguments — do not modify them."
+_TEMPLATES: dict[Code, str] = {
+    Code.INVALID_REQUEST: (
+        "The API rejected this call as invalid{where}. Your arguments are wrong in a way you "
+        "can fix: correct them to satisfy the API's requirements and resend.{said}"
+    ),
+    Code.NOT_FOUND: (
+        "The API could not find what this call refers to{where}. An identifier, name or path "
+        "in your arguments probably does not exist. Do not guess another one: look the real "
+        "value up (with another tool, or by asking the user) and resend with it.{said}"
+    ),
+    Code.UNAUTHORIZED: (
+        "The API rejected this call as unauthorized{where}. This is a credentials or "
+        "permissions problem, NOT a problem with your arguments — do not modify them. A human "
+        "or the orchestrator must fix authentication (an invalid or expired token, or a "
+        "missing scope) before retrying.{said}"
+    ),
+    Code.RATE_LIMITED: (
+        "The API is rate-limiting these calls{where}. This is temporary and "
+        + _KEEP_ARGS
+        + " Retry the identical call{wait}.{said}"
+    ),
+    Code.TIMEOUT: (
+        "The API did not answer in time{where}. This is temporary and "
+        + _KEEP_ARGS
+        + " Retry the identical call{wait}.{said}"
+    ),
+    Code.UNAVAILABLE: (
+        "The API is temporarily unavailable{where}. This is "
+        + _KEEP_ARGS
+        + " Retry the identical call{wait}.{said}"
+    ),
+    Code.UNKNOWN: (
+        "This call failed in a way that could not be classified{where}. Do not retry it "
+        "blindly and do not invent new arguments: report the failure to the user or the "
+        "orchestrator.{said}"
+    ),
+}
+_NO_WAIT = " after a short delay"
+
+
+def where(status: int, *, transport: bool = False) -> str:
+    """The parenthetical naming what produced the failure."""
+    if 100 <= status <= 599:
+        return f" (HTTP {status})"
+    if transport:
+        return " (no HTTP response)"
+    return " (no valid HTTP status)"
+
+
+def wait_phrase(retry_after: float | None) -> str:
+    """How long to wait, in whole seconds rounded up, as the transient templates say it."""
+    if retry_after is None:
+        return _NO_WAIT
+    seconds = math.ceil(retry_after)
+    if seconds <= 0:
+        return " now; the API allows it immediately"
+    return f" after at least {seconds} second{'s' if seconds != 1 else ''}"
+
+
+def hint_for(code: Code, where_: str, quoted: str = "", retry_after: float | None = None) -> str:
+    """The hint for ``code``; ``quoted`` is text already passed through :func:`snippet`."""
+    template = _TEMPLATES.get(code)
+    if template is None:  # SCHEMA_INVALID has its own builder
+        return schema_hint(())
+    said = f" The API said: {quoted}" if quoted else ""
+    return template.format(where=where_, said=said, wait=wait_phrase(retry_after))
+
+
+_SCHEMA_LEAD = "The arguments you generated do not match the required schema."
+
+
+def schema_hint(problems: Iterable[object]) -> str:
+    """The SCHEMA_INVALID hint: a bulleted list of at most MAX_PROBLEMS cleaned problems."""
+    lines: list[str] = []
+    extra = 0
+    for problem in problems:
+        if len(lines) >= MAX_PROBLEMS:
+            extra += 1
+            continue
+        text, more = _window(problem)
+        line = clean(text, PROBLEM_CAP)
+        if more and not line.endswith(TRUNCATED):
+            line += TRUNCATED
+        if line:
+            lines.append(line)
+    if not lines:
+        return f"{_SCHEMA_LEAD} Check them against the tool's parameters and resend."
+    body = "\n".join(f"- {line}" for line in lines)
+    if extra:
+        body += f"\n- … and {extra} more"
+    return f"{_SCHEMA_LEAD} Fix the following and resend:\n{body}"

@@ -1,0 +1,207 @@
+"""Outcome: the classification of one tool-call attempt, and its wire JSON."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Generic, NoReturn, TypeVar
+
+from ._hints import hint_for, schema_hint, where
+from ._taxonomy import Class, Code
+
+if TYPE_CHECKING:
+    from .errors import AgentToolError
+
+__all__ = ["Outcome"]
+
+T_co = TypeVar("T_co", covariant=True)
+
+_WIRE_KEYS = ("ok", "code", "class", "retryable", "llm_hint", "retry_after_seconds", "status")
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome(Generic[T_co]):
+    """The classification of a single tool-call attempt.
+
+    Branch on it: ``ok`` short-circuits success, ``retryable`` covers the transient class,
+    and ``class_`` tells self-correctable failures from auth and unknown ones. ``class_``,
+    ``retryable`` and ``ok`` are derived from ``code``, so they can never disagree with it.
+
+    Build failures with :meth:`failure` (or the classifiers) and successes with
+    :meth:`success`.
+    """
+
+    code: Code | None = None
+    """The classification; ``None`` exactly when the attempt succeeded."""
+    llm_hint: str = ""
+    """Text to paste verbatim into the model's context; present on every failure."""
+    retry_after: float | None = None
+    """Server-advised delay in seconds before retrying, or ``None`` when none was given."""
+    status: int = 0
+    """The HTTP status that produced a failure; 0 for transport and pre-flight failures."""
+    value: T_co | None = field(default=None, compare=False)
+    """The tool's return value on success (never serialised)."""
+    error: BaseException | None = field(default=None, compare=False, repr=False)
+    """The exception that was classified, if any (never serialised, not pickled)."""
+
+    @property
+    def ok(self) -> bool:
+        """True when there was nothing to classify."""
+        return self.code is None
+
+    @property
+    def failed(self) -> bool:
+        """True for a failure (the inverse of :attr:`ok`)."""
+        return self.code is not None
+
+    @property
+    def class_(self) -> Class | None:
+        """The reaction class of :attr:`code`; ``None`` on success."""
+        return None if self.code is None else self.code.class_
+
+    @property
+    def retryable(self) -> bool:
+        """True for transient failures only."""
+        return self.code is not None and self.code.retryable
+
+    @classmethod
+    def success(cls, value: T_co | None = None) -> Outcome[T_co]:
+        """An ok outcome carrying the tool's return value."""
+        return cls(value=value)
+
+    @classmethod
+    def failure(
+        cls,
+        code: Code | str,
+        llm_hint: str | None = None,
+        *,
+        status: int = 0,
+        retry_after: float | None = None,
+        error: BaseException | None = None,
+    ) -> Outcome[T_co]:
+        """A failed outcome; ``llm_hint`` defaults to the code's standard hint.
+
+        An unrecognised code string becomes ``UNKNOWN``. ``retry_after`` is kept only for
+        transient codes, as the classifiers do.
+        """
+        parsed = code if isinstance(code, Code) else Code.parse(code)
+        if retry_after is not None and (
+            not parsed.retryable or not math.isfinite(retry_after) or retry_after < 0
+        ):
+            retry_after = None
+        if llm_hint is None:
+            if parsed is Code.SCHEMA_INVALID:
+                llm_hint = schema_hint(())
+            else:
+                llm_hint = hint_for(parsed, where(status, transport=True), "", retry_after)
+        return cls(parsed, llm_hint, retry_after, status, None, error)
+
+    def __str__(self) -> str:
+        if self.code is None:
+            return "ok"
+        parts = [self.code.value, f"class={self.code.class_.value}"]
+        if self.status:
+            parts.append(f"status={self.status}")
+        if self.retry_after is not None:
+            parts.append(f"retry_after={self.retry_after:g}s")
+        return " ".join(parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The wire form of SPEC.md: empty fields left out, ``ok`` and ``retryable`` always."""
+        if self.code is None:
+            return {"ok": True, "retryable": False}
+        out: dict[str, Any] = {
+            "ok": False,
+            "code": self.code.value,
+            "class": self.code.class_.value,
+            "retryable": self.code.retryable,
+        }
+        if self.llm_hint:
+            out["llm_hint"] = self.llm_hint
+        if self.retry_after is not None:
+            seconds = math.ceil(self.retry_after)  # round up: nobody retries early
+            if seconds > 0:
+                out["retry_after_seconds"] = seconds
+        if self.status:
+            out["status"] = self.status
+        return out
+
+    def to_json(self, *, indent: int | None = None) -> str:
+        """:meth:`to_dict` as JSON text (UTF-8, non-ASCII kept)."""
+        return json.dumps(self.to_dict(), ensure_ascii=False, indent=indent)
+
+    @classmethod
+    def from_dict(cls, data: object) -> Outcome[Any]:
+        """Read the wire form back. Raises ``ValueError`` naming the first bad field.
+
+        Unknown keys are ignored so newer writers stay readable; ``class`` and ``retryable``
+        must agree with ``code`` when present.
+        """
+        if not isinstance(data, dict):
+            raise ValueError(f"outcome: expected a JSON object, got {type(data).__name__}")
+        ok = data.get("ok")
+        if not isinstance(ok, bool):
+            raise ValueError("ok: required and must be a boolean")
+        if ok:
+            for key in ("code", "class", "llm_hint", "retry_after_seconds", "status"):
+                if data.get(key) not in (None, "", 0):
+                    raise ValueError(f"{key}: must be absent when ok is true")
+            if data.get("retryable", False) is not False:
+                raise ValueError("retryable: must be false when ok is true")
+            return cls()
+        raw_code = data.get("code")
+        if not isinstance(raw_code, str) or raw_code not in Code.__members__:
+            raise ValueError(f"code: {raw_code!r} is not one of {', '.join(Code)}")
+        code = Code(raw_code)
+        if "class" in data and data["class"] != code.class_.value:
+            raise ValueError(f"class: {data['class']!r} does not match code {code.value}")
+        if "retryable" in data and data["retryable"] is not code.retryable:
+            raise ValueError(f"retryable: must be {str(code.retryable).lower()} for {code.value}")
+        hint = data.get("llm_hint", "")
+        if not isinstance(hint, str):
+            raise ValueError("llm_hint: must be a string")
+        seconds = data.get("retry_after_seconds")
+        if seconds is not None and (
+            isinstance(seconds, bool) or not isinstance(seconds, int) or seconds < 0
+        ):
+            raise ValueError("retry_after_seconds: must be a non-negative integer")
+        if seconds is not None and not code.retryable:
+            raise ValueError(f"retry_after_seconds: not allowed for {code.value}")
+        status = data.get("status", 0)
+        if (
+            isinstance(status, bool)
+            or not isinstance(status, int)
+            or not (status == 0 or 100 <= status <= 599)
+        ):
+            raise ValueError("status: must be an integer from 100 to 599")
+        return cls(code, hint, None if seconds is None else float(seconds), status)
+
+    def raise_for_failure(self) -> Outcome[T_co]:
+        """Return ``self`` when ok; otherwise raise the typed error for this outcome's class.
+
+        The error is chained from :attr:`error` when the outcome came from an exception.
+        """
+        if self.code is not None:
+            _raise(self)
+        return self
+
+    def unwrap(self) -> T_co | None:
+        """The success value, or raise as :meth:`raise_for_failure` does."""
+        if self.code is not None:
+            _raise(self)
+        return self.value
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # The original exception is process-local (tracebacks, sockets): never pickled.
+        return (Outcome, (self.code, self.llm_hint, self.retry_after, self.status, self.value))
+
+
+def _raise(outcome: Outcome[Any]) -> NoReturn:
+    from .errors import error_for
+
+    exc: AgentToolError = error_for(outcome)
+    raise exc from outcome.error
+
+
+Outcome.__module__ = "agenterr"

@@ -1,0 +1,132 @@
+"""Reading status, headers and a bounded body prefix from any client's response, by duck typing.
+
+Supported without importing them: httpx and httpx2 ``Response``, requests ``Response``,
+aiohttp ``ClientResponse`` (once read), urllib's ``HTTPResponse`` and ``HTTPError``, botocore's
+error-response dict, and exceptions that carry a status themselves (SDK errors, Stripe,
+aiohttp ``ClientResponseError``, FastAPI-style ``HTTPException``).
+
+Nothing here closes a stream or reads one to the end: a body is taken only when it is
+already in memory, or peeked (``peek``) or read and rewound (seekable file) up to
+:data:`READ_CAP` bytes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ._hints import SCAN_WINDOW
+
+__all__ = ["READ_CAP", "response_parts"]
+
+READ_CAP = SCAN_WINDOW
+"""Most bytes read from a body that is not yet in memory."""
+
+Parts = tuple[object, object, object]
+
+
+def _attr(obj: object, name: str) -> Any:
+    try:
+        return getattr(obj, name, None)
+    except Exception:
+        return None
+
+
+def _http_status(value: object) -> int | None:
+    if type(value) is int and 100 <= value <= 999:
+        return value
+    return None
+
+
+def _peek(stream: object) -> bytes | None:
+    """Up to READ_CAP bytes of a file-like body, leaving it as it was."""
+    peek = _attr(stream, "peek")
+    try:
+        if callable(peek):
+            data = peek(READ_CAP)
+            return bytes(data[:READ_CAP]) if isinstance(data, (bytes, bytearray)) else None
+        seekable = _attr(stream, "seekable")
+        if callable(seekable) and seekable():
+            position = stream.tell()  # type: ignore[attr-defined]
+            data = stream.read(READ_CAP)  # type: ignore[attr-defined]
+            stream.seek(position)  # type: ignore[attr-defined]
+            return bytes(data) if isinstance(data, (bytes, bytearray)) else None
+    except Exception:
+        return None
+    return None
+
+
+def _in_memory_body(obj: object) -> object:
+    # httpx/httpx2 and requests keep a read body in _content (requests: False until read);
+    # aiohttp keeps it in _body once read(). Their public .content/.text would read (or,
+    # for aiohttp, is a stream), so they are never touched.
+    for private in ("_content", "_body"):
+        data = _attr(obj, private)
+        if isinstance(data, (bytes, bytearray, str)):
+            return data
+    # http.client's HTTPResponse peeks through its own de-chunking buffer; urllib's
+    # HTTPError delegates to the response it wraps in .fp.
+    if callable(_attr(obj, "peek")):
+        return _peek(obj)
+    fp = _attr(obj, "fp")
+    if fp is not None:
+        return _peek(fp)
+    # Hand-built responses and fakes: plain instance attributes only, never properties.
+    fields = _attr(obj, "__dict__")
+    if isinstance(fields, dict):
+        for name in ("content", "text", "body", "data"):
+            data = fields.get(name)
+            if isinstance(data, (bytes, bytearray, str, dict, list)):
+                return data
+    return None
+
+
+def _botocore(response: Mapping[str, Any]) -> Parts | None:
+    meta = response.get("ResponseMetadata")
+    if not isinstance(meta, Mapping):
+        return None
+    error = response.get("Error")
+    return meta.get("HTTPStatusCode"), meta.get("HTTPHeaders"), error
+
+
+def response_parts(obj: object, *, exception: bool = False) -> Parts | None:
+    """``(status, headers, body)`` of a response-like object, or ``None`` if it has no status.
+
+    With ``exception=True`` the object is an exception that may carry a status itself;
+    only attributes that are unambiguous for exceptions are read.
+    """
+    if obj is None:
+        return None
+    if isinstance(obj, Mapping):
+        try:
+            return _botocore(obj)
+        except Exception:
+            return None
+    if exception:
+        status = (
+            _http_status(_attr(obj, "status_code"))
+            or _http_status(_attr(obj, "http_status"))
+            or _http_status(_attr(obj, "status"))
+        )
+        headers = _attr(obj, "headers")
+        if status is None and headers is not None:
+            status = _http_status(_attr(obj, "code"))  # urllib's HTTPError
+        if status is None:
+            return None
+        body: object = None
+        for name in ("body", "json_body", "detail"):
+            body = _attr(obj, name)
+            if isinstance(body, (str, bytes, dict, list)):
+                break
+            body = None
+        if body is None:
+            body = _in_memory_body(obj)
+        return status, headers, body
+    status = _attr(obj, "status_code")
+    if status is None:
+        status = _attr(obj, "status")
+    if status is None:
+        status = _attr(obj, "code")
+    if status is None:
+        return None
+    return status, _attr(obj, "headers"), _in_memory_body(obj)

@@ -1,0 +1,144 @@
+"""Server-advised retry delays: ``Retry-After`` and its millisecond cousins, in seconds.
+
+Parsing never raises. Anything that is not a well-formed, finite, non-negative delay is
+ignored; a delay above :data:`RETRY_AFTER_CEILING` is clamped to it; a date in the past
+means "now" (0).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from collections.abc import Mapping
+from datetime import UTC, datetime
+
+from ._headers import HeaderView
+
+__all__ = ["RETRY_AFTER_CEILING", "parse_retry_after", "retry_after_from_headers"]
+
+RETRY_AFTER_CEILING = 86_400.0
+"""Largest delay reported, in seconds (one day); larger advice is clamped to it."""
+
+# Longest header value looked at; a longer one is garbage or hostile, not a delay.
+_MAX_VALUE_LEN = 64
+
+# Millisecond headers first: they are more precise and, when a server sends both, agree
+# with Retry-After (the convention of the OpenAI and Azure SDKs).
+_MS_HEADERS = ("retry-after-ms", "x-ms-retry-after-ms")
+RETRY_HEADERS = (*_MS_HEADERS, "retry-after")
+
+_NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)?\Z")
+_MONTHS = {
+    m: i
+    for i, m in enumerate(
+        ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"),
+        start=1,
+    )
+}
+_TIME = r"(?P<H>[0-9]{2}):(?P<M>[0-9]{2}):(?P<S>[0-9]{2})"
+_MON = r"(?P<mon>[A-Za-z]{3})"
+# The three forms RFC 9110 section 5.6.7 requires recipients to accept.
+_IMF_FIXDATE = re.compile(
+    rf"[A-Za-z]{{3}}, (?P<d>[0-9]{{2}}) {_MON} (?P<y>[0-9]{{4}}) {_TIME} GMT\Z"
+)
+_RFC850 = re.compile(rf"[A-Za-z]{{6,9}}, (?P<d>[0-9]{{2}})-{_MON}-(?P<y>[0-9]{{2}}) {_TIME} GMT\Z")
+_ASCTIME = re.compile(rf"[A-Za-z]{{3}} {_MON} (?P<d>[ 0-9][0-9]) {_TIME} (?P<y>[0-9]{{4}})\Z")
+
+Clock = float | datetime | None
+
+
+def _now_seconds(now: Clock) -> float:
+    if now is None:
+        return time.time()
+    if isinstance(now, datetime):
+        return now.timestamp()
+    return float(now)
+
+
+def _clamp(seconds: float) -> float | None:
+    if not math.isfinite(seconds) or seconds < 0:
+        return None
+    return min(seconds, RETRY_AFTER_CEILING)
+
+
+def _parse_delta(text: str, scale: float) -> float | None:
+    if not _NUMBER.match(text):
+        return None
+    if len(text) > 20:  # more digits than any clock reading: clamp without int()
+        return RETRY_AFTER_CEILING
+    return _clamp(float(text) * scale)
+
+
+def _parse_http_date(text: str, now: float) -> float | None:
+    m = _IMF_FIXDATE.match(text) or _ASCTIME.match(text)
+    two_digit_year = False
+    if m is None:
+        m = _RFC850.match(text)
+        two_digit_year = m is not None
+    if m is None:
+        return None
+    month = _MONTHS.get(m["mon"].lower())
+    if month is None:
+        return None
+    year = int(m["y"])
+    if two_digit_year:
+        # RFC 9110: a two-digit year more than 50 years in the future means the most
+        # recent past year with the same last two digits.
+        current = time.gmtime(now).tm_year
+        year += current - current % 100
+        if year > current + 50:
+            year -= 100
+    try:
+        when = datetime(year, month, int(m["d"]), int(m["H"]), int(m["M"]), int(m["S"]), tzinfo=UTC)
+    except ValueError:
+        return None
+    return _clamp(max(0.0, when.timestamp() - now))
+
+
+def parse_retry_after(
+    value: object, *, now: Clock = None, milliseconds: bool = False
+) -> float | None:
+    """Parse one ``Retry-After`` value into seconds, or ``None`` when it is not a delay.
+
+    ``value`` is delta-seconds (integer or decimal) or an HTTP-date in any of the three
+    RFC 9110 forms; with ``milliseconds=True`` it is a number of milliseconds (as in
+    ``retry-after-ms``). ``now`` is the clock an HTTP-date is measured against: epoch
+    seconds or an aware ``datetime`` (default: the current time). Never raises.
+    """
+    if isinstance(value, bytes):
+        value = value.decode("latin-1")
+    if not isinstance(value, str) or len(value) > _MAX_VALUE_LEN:
+        return None
+    text = value.strip(" \t")
+    if milliseconds:
+        return _parse_delta(text, 0.001)
+    seconds = _parse_delta(text, 1.0)
+    if seconds is not None:
+        return seconds
+    try:
+        reference = _now_seconds(now)
+    except (TypeError, ValueError, OverflowError, OSError):
+        return None
+    if not math.isfinite(reference):
+        return None
+    return _parse_http_date(text, reference)
+
+
+def retry_after_from_headers(
+    headers: HeaderView | Mapping[str, str], *, now: Clock = None
+) -> float | None:
+    """The advised delay in seconds from response headers, or ``None``.
+
+    Looks at ``retry-after-ms``, then ``x-ms-retry-after-ms``, then ``Retry-After``
+    (case-insensitively); the first one that parses wins.
+    """
+    view = headers if isinstance(headers, HeaderView) else HeaderView.of(headers)
+    for name in RETRY_HEADERS:
+        raw = view.get(name)
+        if raw is None:
+            continue
+        seconds = parse_retry_after(raw, now=now, milliseconds=name in _MS_HEADERS)
+        if seconds is not None:
+            return seconds
+    return None
