@@ -7,8 +7,6 @@ the model's context, and the server's Retry-After. Pure, stdlib-only, never rais
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ._classify import (
     classify,
     code_for_status,
@@ -54,8 +52,7 @@ __all__ = [
     "succeeded",
 ]
 
-if TYPE_CHECKING:
-    __version__: str
+__version__: str  # resolved lazily from the installed metadata by __getattr__
 
 
 def __getattr__(name: str) -> str:

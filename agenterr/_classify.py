@@ -178,6 +178,9 @@ _MALFORMED_NAMES = frozenset(
         "NonHttpUrlClientError",
     }
 )
+# urllib3's NewConnectionError (refused, unreachable, name resolution) derives from its
+# ConnectTimeoutError for historical reasons; it is a connection failure, not a timeout.
+_NOT_TIMEOUT_NAMES = frozenset({"NewConnectionError"})
 _TIMEOUT, _MALFORMED = "timeout", "malformed"
 _KINDS: dict[type, str | None] = {}
 _MAX_KINDS = 1024
@@ -188,7 +191,9 @@ def _kind_of_type(tp: type) -> str | None:
     if kind is not None or tp in _KINDS:
         return kind
     names = {c.__name__ for c in tp.__mro__}
-    if issubclass(tp, TimeoutError) or names & _TIMEOUT_NAMES:
+    if names & _NOT_TIMEOUT_NAMES:
+        kind = None
+    elif issubclass(tp, TimeoutError) or names & _TIMEOUT_NAMES:
         kind = _TIMEOUT
     elif names & _MALFORMED_NAMES:
         kind = _MALFORMED

@@ -65,7 +65,10 @@ _REDACTIONS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"(?i)\b(bearer|basic|token)\s+[A-Za-z0-9\-._~+/]{8,}=*"), rf"\1 {REDACTED}"),
     # key=value, key: value, "key": "value" for secret-sounding keys.
     (
-        re.compile(rf"""(?i)(["']?\b(?:{_SECRET_KEYS})\b["']?\s*[:=]\s*["']?)[^\s"'&,;}}\]]+"""),
+        re.compile(
+            rf"""(?i)(["']?\b(?:{_SECRET_KEYS})\b["']?\s*[:=]\s*["']?)"""
+            rf"""(?!(?:bearer|basic|token)\s)(?!\[REDACTED\])[^\s"'&,;}}\]]+"""
+        ),
         rf"\1{REDACTED}",
     ),
     # JSON Web Tokens: three base64url segments, the first one a JSON object.
@@ -160,7 +163,8 @@ def snippet(body: object) -> str:
     if not text:
         return ""
     if more:
-        text = _TRAILING_TOKEN.sub("", text)
+        # Unless the whole window is one token (then the cap cuts it far earlier anyway).
+        text = _TRAILING_TOKEN.sub("", text) or text
     quoted = clean(text, SNIPPET_CAP)
     if more and quoted and not quoted.endswith(TRUNCATED):
         quoted += TRUNCATED

@@ -1,0 +1,257 @@
+"""Hints: the reference's outputs, the templates, and the quoting of untrusted text."""
+
+import re
+
+import pytest
+
+from agenterr import Code, classify, from_status, schema_invalid
+from agenterr._hints import (
+    MAX_PROBLEMS,
+    PROBLEM_CAP,
+    REDACTED,
+    SCAN_WINDOW,
+    SNIPPET_CAP,
+    TRUNCATED,
+    snippet,
+)
+
+REFERENCE_401 = (
+    "The API rejected this call as unauthorized (HTTP 401). This is a credentials or "
+    "permissions problem, NOT a problem with your arguments — do not modify them. A human or "
+    "the orchestrator must fix authentication (an invalid or expired token, or a missing "
+    'scope) before retrying. The API said: {"error":"token expired"}'
+)
+REFERENCE_422 = (
+    "The API rejected this call as invalid (HTTP 422). Your arguments are wrong in a way you "
+    "can fix: correct them to satisfy the API's requirements and resend. The API said: "
+    '{"error":"amount must be a positive integer"}'
+)
+REFERENCE_SCHEMA = (
+    "The arguments you generated do not match the required schema. Fix the following and "
+    "resend:\n- at \"/\": missing properties: 'charge_id'"
+)
+
+
+def test_reference_outputs_byte_for_byte() -> None:
+    """The three hints the reference documents are reproduced exactly."""
+    assert from_status(401, '{"error":"token expired"}').llm_hint == REFERENCE_401
+    assert classify(422, '{"error":"amount must be a positive integer"}').llm_hint == (
+        REFERENCE_422
+    )
+    assert schema_invalid("at \"/\": missing properties: 'charge_id'").llm_hint == (
+        REFERENCE_SCHEMA
+    )
+
+
+@pytest.mark.parametrize("status", [401, 403, 429, 408, 503, 504])
+def test_transient_and_auth_hints_say_do_not_modify(status: int) -> None:
+    """Transient and auth hints tell the model to leave its arguments alone."""
+    hint = from_status(status).llm_hint
+    assert "NOT a problem with your arguments — do not modify them." in hint
+    assert f"(HTTP {status})" in hint
+
+
+@pytest.mark.parametrize("status", [400, 404, 422])
+def test_self_correctable_hints_invite_a_fix(status: int) -> None:
+    """Self-correctable hints ask for corrected arguments and never say 'do not modify'."""
+    hint = from_status(status).llm_hint
+    assert "do not modify" not in hint
+    assert "resend" in hint
+
+
+def test_no_body_no_quote() -> None:
+    """Without a body there is no 'The API said' clause."""
+    assert "The API said" not in from_status(400).llm_hint
+    assert from_status(400).llm_hint.endswith("resend.")
+    assert from_status(400, "   \n\t ").llm_hint == from_status(400).llm_hint
+
+
+def test_wait_phrase() -> None:
+    """Transient hints state the advised wait in whole seconds, rounded up."""
+    assert "after at least 3 seconds." in from_status(429, headers={"Retry-After": "2.1"}).llm_hint
+    assert "after at least 1 second." in from_status(503, headers={"Retry-After": "1"}).llm_hint
+    assert "after a short delay." in from_status(503).llm_hint
+    past = from_status(
+        503, headers={"Retry-After": "Sun, 06 Nov 1994 08:49:37 GMT"}, now=1e9
+    ).llm_hint
+    assert "Retry the identical call now; the API allows it immediately." in past
+
+
+def test_single_line_and_trimmed() -> None:
+    """Whitespace runs, newlines included, fold to one space; ends are trimmed."""
+    assert snippet("  line one\r\n\n  line\ttwo  ") == "line one line two"
+
+
+@pytest.mark.parametrize(
+    ("raw", "clean"),
+    [
+        ("a\x1b[31mred\x1b[0m b", "ared b"),
+        ("title\x1b]0;pwned\x07 ok", "title ok"),
+        ("bell\x07 null\x00 del\x7f c1\x85 end", "bell null del c1 end"),
+        ("safe\u202egnp.exe", "safegnp.exe"),  # right-to-left override
+        ("iso\u2066late\u2069d", "isolated"),
+        ("zero\u200bwidth\u200d join\ufeff", "zerowidth join"),
+        ("arabic\u061cmark", "arabicmark"),
+    ],
+)
+def test_invisible_and_escape_characters_stripped(raw: str, clean: str) -> None:
+    """Control, ANSI-escape, bidi and zero-width characters never reach the hint."""
+    assert snippet(raw) == clean
+
+
+def test_cap_and_marker() -> None:
+    """Quoted text is capped with a visible truncation marker."""
+    text = "x " * 2000
+    quoted = snippet(text)
+    assert quoted.endswith(TRUNCATED)
+    assert len(quoted) <= SNIPPET_CAP + len(TRUNCATED)
+    assert snippet("y" * SNIPPET_CAP) == "y" * SNIPPET_CAP
+
+
+def test_window_cut_is_marked() -> None:
+    """A body longer than the scan window is marked truncated even if it cleans to little."""
+    body = " " * (SCAN_WINDOW - 10) + "hello " + "z" * 100
+    assert snippet(body) == "hello" + TRUNCATED
+
+
+def test_window_cut_drops_partial_token() -> None:
+    """A token cut by the scan window is dropped, so half a credential never shows."""
+    body = "\n" * (SCAN_WINDOW - 30) + "key is sk-ant-" + "A" * 100
+    assert snippet(body) == "key is" + TRUNCATED
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("Authorization: Bearer abcdef1234567890.xyz", f"Authorization: Bearer {REDACTED}"),
+        ("Authorization: rawtoken123", f"Authorization: {REDACTED}"),
+        ("got bearer abcdefghijklmnop", f"got bearer {REDACTED}"),
+        ("Basic dXNlcjpwYXNzd29yZA==", f"Basic {REDACTED}"),
+        ("key sk-abcdefghijklmnop1234 bad", f"key {REDACTED} bad"),
+        ("key sk-proj-abcdefghijklmnop1234", f"key {REDACTED}"),
+        ("key sk-ant-api03-abcdefghijklmnopqrst", f"key {REDACTED}"),
+        ("stripe sk_live_abcdefghij12345", f"stripe {REDACTED}"),
+        ("stripe rk_test_abcdefghij12345", f"stripe {REDACTED}"),
+        ("id AKIAIOSFODNN7EXAMPLE here", f"id {REDACTED} here"),
+        ("gh ghp_abcdefghijklmnopqrstuvwxyz0123", f"gh {REDACTED}"),
+        ("gh github_pat_11ABCDEFG0123456789_abcdefghij", f"gh {REDACTED}"),
+        ("slack xoxb-1234567890-abcdefghij", f"slack {REDACTED}"),
+        ("g AIzaSyA1234567890abcdefghijklmnopqrstu", f"g {REDACTED}"),
+        (
+            "jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9P",
+            f"jwt {REDACTED}",
+        ),
+        ("password=hunter2&user=bob", f"password={REDACTED}&user=bob"),
+        ('{"api_key": "abc123", "ok": 1}', f'{{"api_key": "{REDACTED}", "ok": 1}}'),
+        ("client_secret: s3cr3t", f"client_secret: {REDACTED}"),
+        ("ACCESS_TOKEN=zzz", f"ACCESS_TOKEN={REDACTED}"),
+    ],
+)
+def test_credentials_are_redacted(raw: str, expected: str) -> None:
+    """Credential-looking substrings are replaced by the redaction marker."""
+    assert snippet(raw) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"error":"token expired"}',
+        "the password you chose is weak",
+        "Invalid API key provided.",
+        "monkey=banana",
+        "skeleton sk-short",
+    ],
+)
+def test_ordinary_text_is_not_redacted(text: str) -> None:
+    """Error prose that mentions credentials without containing one is quoted as is."""
+    assert snippet(text) == text
+
+
+def test_secret_in_hint_is_redacted_end_to_end() -> None:
+    """The hint a model sees never carries the key an API echoed back."""
+    hint = from_status(401, "Incorrect API key provided: sk-proj-abcdefghijklmnopqrstuvwx").llm_hint
+    assert "abcdefghij" not in hint
+    assert REDACTED in hint
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ("café".encode(), "café"),
+        (b"\xef\xbb\xbfwith bom", "with bom"),
+        ("utf16 text".encode("utf-16"), "utf16 text"),
+        ("utf16 be".encode("utf-16-be").join([b"\xfe\xff", b""]), "utf16 be"),
+        (b"latin \xe9t\xe9", "latin \ufffdt\ufffd"),
+        (bytearray(b"array"), "array"),
+        (memoryview(b"view"), "view"),
+        ({"error": {"message": "bad"}}, '{"error": {"message": "bad"}}'),
+        (["a", 1, None, True], '["a", 1, null, true]'),
+        (404, "404"),
+        (None, ""),
+        ({"obj": object()}, '{"obj": "<object>"}'),
+    ],
+)
+def test_body_types(body: object, expected: str) -> None:
+    """Bytes decode leniently; JSON values are encoded; other objects use str()."""
+    assert snippet(body) == expected
+
+
+def test_body_whose_str_raises() -> None:
+    """A body whose __str__ raises quotes nothing instead of failing."""
+
+    class Evil:
+        def __str__(self) -> str:
+            raise RuntimeError("no")
+
+    assert snippet(Evil()) == ""
+    assert from_status(400, Evil()).code is Code.INVALID_REQUEST
+
+
+def test_huge_and_cyclic_json_bodies_are_bounded() -> None:
+    """A huge or self-referencing structure is encoded only as far as the window."""
+    huge = {"items": list(range(5_000_000))}
+    assert snippet(huge).endswith(TRUNCATED)
+    cyclic: list[object] = []
+    cyclic.append(cyclic)
+    assert isinstance(snippet(cyclic), str)
+
+
+def test_split_multibyte_character_at_window_edge() -> None:
+    """A UTF-8 character cut by the window leaves no replacement character behind."""
+    body = b"a" * (SCAN_WINDOW - 1) + "é".encode() + b"tail"
+    quoted = snippet(body)
+    assert "\ufffd" not in quoted
+
+
+def test_schema_invalid_bounded() -> None:
+    """Thousands of problems list the first twenty and count the rest."""
+    outcome = schema_invalid(*(f"problem {i}" for i in range(5000)))
+    lines = outcome.llm_hint.splitlines()
+    assert len(lines) == 1 + MAX_PROBLEMS + 1
+    assert lines[-1] == f"- … and {5000 - MAX_PROBLEMS} more"
+    assert lines[1] == "- problem 0"
+
+
+def test_schema_problems_are_cleaned() -> None:
+    """Each problem is one cleaned, capped, redacted line."""
+    outcome = schema_invalid("multi\nline\x1b[1m", "x" * 1000, "password=hunter2", "", "  ")
+    lines = outcome.llm_hint.splitlines()
+    assert lines[1] == "- multi line"
+    assert lines[2] == "- " + "x" * PROBLEM_CAP + TRUNCATED
+    assert lines[3] == f"- password={REDACTED}"
+    assert len(lines) == 4
+
+
+def test_schema_invalid_without_problems() -> None:
+    """With no problems the hint still tells the model what to do."""
+    hint = schema_invalid().llm_hint
+    assert hint.startswith("The arguments you generated do not match the required schema.")
+    assert "\n" not in hint
+    assert schema_invalid(None, 42).llm_hint.splitlines()[1:] == ["- 42"]
+
+
+def test_hint_has_no_control_characters() -> None:
+    """No hint contains a control character other than schema_invalid's newlines."""
+    bad = "".join(chr(c) for c in range(0x20)) + "\x7f\x9b"
+    for status in (400, 401, 404, 429, 500):
+        assert not re.search(r"[\x00-\x1f\x7f-\x9f]", from_status(status, bad).llm_hint)

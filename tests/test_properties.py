@@ -1,0 +1,82 @@
+"""Properties that hold for any input: never raises, bounded hints, JSON round-trips."""
+
+import json
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agenterr import (
+    RETRY_AFTER_CEILING,
+    Outcome,
+    classify,
+    from_error,
+    from_status,
+    parse_retry_after,
+    schema_invalid,
+)
+from agenterr._hints import SNIPPET_CAP, TRUNCATED
+
+from . import strategies as s
+
+# The longest template plus its longest expansions, then the capped quote.
+HINT_BOUND = 600 + SNIPPET_CAP + len(TRUNCATED)
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200b\ufeff]")
+
+
+def _check(out: Outcome[None]) -> None:
+    assert isinstance(out, Outcome)
+    wire = out.to_dict()
+    assert Outcome.from_dict(json.loads(json.dumps(wire))).to_dict() == wire
+    assert json.loads(out.to_json()) == wire
+    if out.failed:
+        assert out.llm_hint
+        assert len(out.llm_hint) <= HINT_BOUND
+        assert "\n" not in out.llm_hint
+        assert not CONTROL.search(out.llm_hint)
+    if out.retry_after is not None:
+        assert out.retryable
+        assert 0 <= out.retry_after <= RETRY_AFTER_CEILING
+
+
+@settings(max_examples=400)
+@given(status=s.statuses, body=s.bodies, error=s.errors, headers=s.headers)
+def test_classify_never_raises(
+    status: object, body: object, error: object, headers: object
+) -> None:
+    """Any status, body, error and headers give a well-formed Outcome."""
+    _check(classify(status, body, error, headers=headers))
+    _check(from_status(status, body, headers=headers))
+    _check(from_error(error))
+
+
+@given(problems=st.lists(s.bodies, max_size=50))
+def test_schema_invalid_bounded(problems: list[object]) -> None:
+    """schema_invalid's hint is bounded and control-free whatever the problems are."""
+    hint = schema_invalid(*problems).llm_hint
+    assert len(hint) <= 100 + 20 * (300 + 20) + 40
+    for line in hint.splitlines():
+        assert not CONTROL.search(line)
+
+
+@given(value=st.one_of(s.header_values, st.text()), now=st.floats() | st.none())
+def test_retry_after_parse_total(value: object, now: float | None) -> None:
+    """parse_retry_after never raises and returns None or a delay within the ceiling."""
+    for ms in (False, True):
+        seconds = parse_retry_after(value, now=now, milliseconds=ms)
+        assert seconds is None or 0 <= seconds <= RETRY_AFTER_CEILING
+
+
+@given(seconds=st.integers(min_value=0, max_value=86_400))
+def test_delta_seconds_exact(seconds: int) -> None:
+    """Integer delta-seconds read back exactly, and the wire rounds up."""
+    out = from_status(503, headers={"Retry-After": str(seconds)})
+    assert out.retry_after == seconds
+    assert out.to_dict().get("retry_after_seconds", 0) == seconds
+
+
+@given(body=st.text(min_size=1, max_size=300).filter(lambda t: t.strip() and t.isprintable()))
+def test_plain_text_is_quoted(body: str) -> None:
+    """Ordinary printable one-line text appears in the hint (modulo spacing and redaction)."""
+    hint = from_status(400, body).llm_hint
+    assert "The API said: " in hint
