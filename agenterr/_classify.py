@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ._headers import HeaderView
-from ._hints import clean, hint_for, schema_hint, snippet, where
+from ._hints import hint_for, schema_hint, snippet, where
 from ._outcome import Outcome
 from ._responses import response_parts
 from ._retry_after import Clock, retry_after_from_headers
@@ -103,7 +103,7 @@ def _status_outcome(
     retry_after = None
     if headers is not None and code.retryable:
         retry_after = retry_after_from_headers(HeaderView.of(headers), now=now)
-    quoted = snippet(body) if body is not None and body != "" else ""
+    quoted = snippet(body)
     transport = value == 0 or (value is None and status is None)
     hint = hint_for(code, where(recorded, transport=transport), quoted, retry_after)
     return Outcome(code, hint, retry_after, recorded, None, error)
@@ -124,7 +124,12 @@ def from_status(
     ``headers`` supply Retry-After for transient codes; ``now`` is the clock HTTP-date
     Retry-After values are measured against. A 2xx status gives an ok Outcome.
     """
-    if headers is None and (body == "" or body is None) and type(status) is int:
+    # Identity and type checks only: a body's own __eq__ may raise (arrays, frames).
+    if (
+        headers is None
+        and (body is None or (type(body) is str and not body))
+        and (type(status) is int)
+    ):
         cached = _PLAIN.get(status)
         if cached is not None:
             return cached
@@ -246,19 +251,23 @@ def _chain(error: BaseException) -> Iterator[BaseException]:
         queue.extend(_links(exc))
 
 
-def _carried_response(exc: BaseException, now: Clock) -> Outcome[None] | None:
-    """The outcome of the HTTP response an exception carries, if it carries one."""
+def _carried_response(
+    exc: BaseException, now: Clock, original: BaseException
+) -> Outcome[None] | None:
+    """The outcome of the HTTP response an exception carries, if it carries a failed one.
+
+    A carried 2xx is not decisive: the exception says the call failed after a successful
+    status line (for example an error event inside a streamed 200), so the walk goes on.
+    """
     response = _attr(exc, "response")
-    if response is not None:
-        parts = response_parts(response)
-        if parts is not None:
-            status, headers, body = parts
-            return _status_outcome(status, body, headers, now, exc)
-    parts = response_parts(exc, exception=True)
-    if parts is not None:
-        status, headers, body = parts
-        return _status_outcome(status, body, headers, now, exc)
-    return None
+    parts = response_parts(response) if response is not None else None
+    if parts is None:
+        parts = response_parts(exc, exception=True)
+    if parts is None:
+        return None
+    status, headers, body = parts
+    outcome = _status_outcome(status, body, headers, now, original)
+    return None if outcome.ok else outcome
 
 
 _MALFORMED_HINT = (
@@ -268,20 +277,26 @@ _MALFORMED_HINT = (
 )
 
 
+_CLIENT_TEXT_CAP = 300
+"""Most characters of an HTTP client's own message quoted in the malformed-request hint."""
+
+
 def _exception_text(exc: BaseException) -> str:
     try:
         text = str(exc)
     except Exception:
         return ""
-    return clean(text[:2048], 300) if isinstance(text, str) else ""
+    return snippet(text, _CLIENT_TEXT_CAP) if isinstance(text, str) else ""
 
 
-def _transport_outcome(code: Code, exc: BaseException) -> Outcome[None]:
+def _transport_outcome(
+    code: Code, original: BaseException, decisive: BaseException
+) -> Outcome[None]:
     if code is Code.INVALID_REQUEST:
-        detail = _exception_text(exc)
+        detail = _exception_text(decisive)
         hint = _MALFORMED_HINT + (f" The HTTP client said: {detail}" if detail else "")
-        return Outcome(code, hint, None, 0, None, exc)
-    return Outcome(code, _TRANSPORT_HINTS[code], None, 0, None, exc)
+        return Outcome(code, hint, None, 0, None, original)
+    return Outcome(code, _TRANSPORT_HINTS[code], None, 0, None, original)
 
 
 _TRANSPORT_HINTS = {
@@ -302,24 +317,27 @@ def from_error(error: object, *, now: Clock = None) -> Outcome[None]:
     """
     if error is None:
         return _OK
-    if not isinstance(error, BaseException):
-        return Outcome(Code.UNKNOWN, _TRANSPORT_HINTS[Code.UNKNOWN])
+    if not isinstance(error, Exception):
+        # Not an exception at all, or a BaseException that is a control signal
+        # (cancellation, KeyboardInterrupt, SystemExit), not a failed call: never retryable.
+        exc = error if isinstance(error, BaseException) else None
+        return Outcome(Code.UNKNOWN, _TRANSPORT_HINTS[Code.UNKNOWN], None, 0, None, exc)
     from .errors import AgentToolError
 
     for exc in _chain(error):
         if isinstance(exc, AgentToolError):
             return exc.outcome
-        carried = _carried_response(exc, now)
+        carried = _carried_response(exc, now, error)
         if carried is not None:
             return carried
         kind = _kind_of_type(type(exc))
         if kind is None and isinstance(exc, OSError) and _attr(exc, "errno") == errno.ETIMEDOUT:
             kind = _TIMEOUT
         if kind == _TIMEOUT:
-            return _transport_outcome(Code.TIMEOUT, error)
+            return _transport_outcome(Code.TIMEOUT, error, exc)
         if kind == _MALFORMED:
-            return _transport_outcome(Code.INVALID_REQUEST, exc)
-    return _transport_outcome(Code.UNAVAILABLE, error)
+            return _transport_outcome(Code.INVALID_REQUEST, error, exc)
+    return _transport_outcome(Code.UNAVAILABLE, error, error)
 
 
 def classify(

@@ -41,50 +41,77 @@ MAX_PROBLEMS = 20
 """Most schema problems listed; the rest are counted."""
 
 # C0/C1 controls (tab, newline and carriage return are folded as white space instead),
-# bidi embeddings, overrides and isolates, zero-width characters and the BOM: none of
-# them belongs in a one-line quote, and several can disguise what a model or human reads.
+# the soft hyphen, bidi marks, embeddings, overrides and isolates, zero-width characters,
+# the BOM, interlinear annotations, variation selectors and Unicode tag characters: none
+# of them belongs in a one-line quote, and each can hide or disguise text from a reader
+# (tag characters are a known way to smuggle instructions to a model).
 _INVISIBLE = re.compile(
-    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064"
-    "\u2066-\u206f\ufeff\ufff9-\ufffb]"
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\xad\u061c\u180e\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u2064\u2066-\u206f\ufe00-\ufe0f\ufeff\ufff9-\ufffb"
+    "\U000e0000-\U000e007f\U000e0100-\U000e01ef]"
 )
-# ANSI escape sequences: CSI (ESC [ ... final) and OSC (ESC ] ... BEL or ST), then any
-# other two-character escape.
-_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]{0,512}(?:\x07|\x1b\\)?|\x1b[@-_]?")
-_SPACE = re.compile(r"\s+")
+# ANSI escape sequences: CSI (ESC [ or the C1 byte U+009B, parameters, final byte), OSC
+# (ESC ] ... BEL or ST), then any other two-character escape.
+_ANSI = re.compile(
+    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]{0,512}(?:\x07|\x1b\\)?|\x1b[@-_]?"
+)
+# White space is listed, not left to a regex engine's idea of \s, so that ports agree.
+_SPACE = re.compile("[\t\n\r \xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+")
 # A credential cut in half by the scan window must not survive as a visible prefix.
 _TRAILING_TOKEN = re.compile(r"[A-Za-z0-9_\-./+=:]+\Z")
 
-_SECRET_KEYS = (
+# Keys whose value is a secret whatever it looks like, and the two that are also common
+# words in error prose ("token: expired"), whose bare values must look generated.
+_STRONG_KEYS = (
     r"password|passwd|pwd|passphrase|secret|client[_-]?secret|api[_-]?key|apikey|"
     r"access[_-]?key|secret[_-]?key|private[_-]?key|access[_-]?token|auth[_-]?token|"
-    r"refresh[_-]?token|id[_-]?token|session[_-]?token|token|authorization"
+    r"refresh[_-]?token|id[_-]?token|session[_-]?token"
 )
-# (pattern, replacement) — each names the credential shape it targets.
-_REDACTIONS: tuple[tuple[re.Pattern[str], str], ...] = (
-    # Authorization schemes: "Bearer <token>", "Basic <base64>".
-    (re.compile(r"(?i)\b(bearer|basic|token)\s+[A-Za-z0-9\-._~+/]{8,}=*"), rf"\1 {REDACTED}"),
-    # key=value, key: value, "key": "value" for secret-sounding keys.
-    (
-        re.compile(
-            rf"""(?i)(["']?\b(?:{_SECRET_KEYS})\b["']?\s*[:=]\s*["']?)"""
-            rf"""(?!(?:bearer|basic|token)\s)(?!\[REDACTED\])[^\s"'&,;}}\]]+"""
-        ),
-        rf"\1{REDACTED}",
-    ),
+_WORD_KEYS = r"token|authorization"
+_SECRET_KEYS = f"{_STRONG_KEYS}|{_WORD_KEYS}"
+_TOKEN_CHARS = r"[A-Za-z0-9\-._~+/]"
+# A credential after an auth scheme: 8+ token characters with a digit, or 24+ without
+# one (so prose such as "Basic authentication required" is left alone).
+_CREDENTIAL = rf"(?:(?={_TOKEN_CHARS}*[0-9]){_TOKEN_CHARS}{{8,}}|{_TOKEN_CHARS}{{24,}})=*"
+# An unquoted value: up to the next separator, unless it is an auth scheme (rule 1
+# handles those) or an earlier redaction.
+_BARE_VALUE = r"""(?!(?:bearer|basic|token)\s)(?!\[REDACTED\])[^\s"'&,;}\]]+"""
+_QUOTED_VALUE = r""""[^"]*"?|'[^']*'?"""
+
+
+def _key(keys: str, separator: str) -> str:
+    return rf"""(["']?\b(?:{keys})\b["']?\s*{separator}\s*)"""
+
+
+# (pattern, replacement) — each names the credential shape it targets. All patterns are
+# ASCII-only ((?a)) so that \b and (?i) mean the same in every port. A replacement of
+# None keeps the key and the value's quotes and redacts the value (_redact_pair).
+_REDACTIONS: tuple[tuple[re.Pattern[str], str | None], ...] = (
+    # Authorization schemes: "Bearer <token>", "Basic <base64>", "Token <token>".
+    (re.compile(rf"(?ai)\b(bearer|basic|token)\s+{_CREDENTIAL}"), rf"\1 {REDACTED}"),
+    # key=value (query strings, env files, code): any value.
+    (re.compile(rf"(?ai){_key(_SECRET_KEYS, '=')}(?:{_QUOTED_VALUE}|{_BARE_VALUE})"), None),
+    # "key": "value" and key: 'value' (JSON, YAML): the quoted value, spaces and all.
+    (re.compile(rf"(?ai){_key(_SECRET_KEYS, ':')}(?:{_QUOTED_VALUE})"), None),
+    # password: value, api_key: value … — any bare value: a password can be a plain word.
+    (re.compile(rf"(?ai){_key(_STRONG_KEYS, ':')}(?:{_BARE_VALUE})"), None),
+    # token: value, authorization: value — a bare value only when it looks generated, so
+    # prose such as "the token: is invalid" or "token: expired" survives.
+    (re.compile(rf"(?ai){_key(_WORD_KEYS, ':')}(?:{_CREDENTIAL})(?![^\s\"'&,;}}\]])"), None),
     # JSON Web Tokens: three base64url segments, the first one a JSON object.
-    (re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"), REDACTED),
+    (re.compile(r"(?a)\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"), REDACTED),
     # OpenAI and Anthropic keys (sk-…, sk-proj-…, sk-ant-…).
-    (re.compile(r"\bsk-[A-Za-z0-9_\-]{16,}"), REDACTED),
+    (re.compile(r"(?a)\bsk-[A-Za-z0-9_\-]{16,}"), REDACTED),
     # Stripe secret and restricted keys.
-    (re.compile(r"\b[rs]k_(?:live|test)_[A-Za-z0-9]{10,}"), REDACTED),
+    (re.compile(r"(?a)\b[rs]k_(?:live|test)_[A-Za-z0-9]{10,}"), REDACTED),
     # AWS access key ids.
-    (re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA|AIDA|AROA)[0-9A-Z]{16}\b"), REDACTED),
+    (re.compile(r"(?a)\b(?:AKIA|ASIA|ABIA|ACCA|AIDA|AROA)[0-9A-Z]{16}\b"), REDACTED),
     # GitHub tokens, classic and fine-grained.
-    (re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})"), REDACTED),
+    (re.compile(r"(?a)\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})"), REDACTED),
     # Slack tokens.
-    (re.compile(r"\bxox[abprse]-[A-Za-z0-9\-]{10,}"), REDACTED),
+    (re.compile(r"(?a)\bxox[abprse]-[A-Za-z0-9\-]{10,}"), REDACTED),
     # Google API keys.
-    (re.compile(r"\bAIza[0-9A-Za-z_\-]{30,}"), REDACTED),
+    (re.compile(r"(?a)\bAIza[0-9A-Za-z_\-]{30,}"), REDACTED),
 )
 
 
@@ -103,7 +130,9 @@ class _Bounded(Exception):
 def _json_window(value: object) -> str:
     # iterencode is lazy, so a huge structure is only encoded as far as the window.
     encoder = json.JSONEncoder(
-        ensure_ascii=False, default=lambda o: f"<{type(o).__name__}>", check_circular=True
+        ensure_ascii=False,
+        separators=(",", ":"),  # compact, as other languages' encoders write it
+        default=lambda o: f"<{type(o).__name__}>",
     )
     parts: list[str] = []
     size = 0
@@ -145,27 +174,33 @@ def _window(body: object) -> tuple[str, bool]:
     return text[:SCAN_WINDOW], len(text) > SCAN_WINDOW
 
 
+def _redact_pair(match: re.Match[str]) -> str:
+    key, value = match.group(1), match.group(0)[len(match.group(1)) :]
+    quote = value[0] if value[:1] in {'"', "'"} else ""
+    return f"{key}{quote}{REDACTED}{quote}"
+
+
 def clean(text: str, cap: int) -> str:
     """Strip, fold, redact and cap one piece of untrusted text (already windowed)."""
     text = _ANSI.sub("", text)
     text = _INVISIBLE.sub("", text)
     text = _SPACE.sub(" ", text).strip()
     for pattern, replacement in _REDACTIONS:
-        text = pattern.sub(replacement, text)
+        text = pattern.sub(_redact_pair if replacement is None else replacement, text)
     if len(text) > cap:
         return text[:cap].rstrip() + TRUNCATED
     return text
 
 
-def snippet(body: object) -> str:
-    """The quotable form of an API body: one clean, redacted line of at most SNIPPET_CAP."""
+def snippet(body: object, cap: int = SNIPPET_CAP) -> str:
+    """The quotable form of untrusted text: one clean, redacted line of at most ``cap``."""
     text, more = _window(body)
     if not text:
         return ""
     if more:
         # Unless the whole window is one token (then the cap cuts it far earlier anyway).
         text = _TRAILING_TOKEN.sub("", text) or text
-    quoted = clean(text, SNIPPET_CAP)
+    quoted = clean(text, cap)
     if more and quoted and not quoted.endswith(TRUNCATED):
         quoted += TRUNCATED
     return quoted
@@ -254,10 +289,7 @@ def schema_hint(problems: Iterable[object]) -> str:
         if len(lines) >= MAX_PROBLEMS:
             extra += 1
             continue
-        text, more = _window(problem)
-        line = clean(text, PROBLEM_CAP)
-        if more and not line.endswith(TRUNCATED):
-            line += TRUNCATED
+        line = snippet(problem, PROBLEM_CAP)
         if line:
             lines.append(line)
     if not lines:

@@ -128,8 +128,10 @@ class Outcome(Generic[T_co]):
         return out
 
     def to_json(self, *, indent: int | None = None) -> str:
-        """:meth:`to_dict` as JSON text (UTF-8, non-ASCII kept)."""
-        return json.dumps(self.to_dict(), ensure_ascii=False, indent=indent)
+        """:meth:`to_dict` as JSON text: compact (as the reference writes it) unless
+        ``indent`` is given; non-ASCII characters are kept."""
+        separators = (",", ":") if indent is None else None
+        return json.dumps(self.to_dict(), ensure_ascii=False, indent=indent, separators=separators)
 
     @classmethod
     def from_dict(cls, data: object) -> Outcome[Any]:
@@ -143,38 +145,36 @@ class Outcome(Generic[T_co]):
         ok = data.get("ok")
         if not isinstance(ok, bool):
             raise ValueError("ok: required and must be a boolean")
+        # null stands for an absent optional field, as omitempty writers may emit it.
+        present = {k: v for k, v in data.items() if v is not None}
         if ok:
             for key in ("code", "class", "llm_hint", "retry_after_seconds", "status"):
-                if data.get(key) not in (None, "", 0):
+                if key in present and not _is_empty(present[key]):
                     raise ValueError(f"{key}: must be absent when ok is true")
-            if data.get("retryable", False) is not False:
+            if present.get("retryable", False) is not False:
                 raise ValueError("retryable: must be false when ok is true")
             return cls()
-        raw_code = data.get("code")
+        raw_code = present.get("code")
         if not isinstance(raw_code, str) or raw_code not in Code.__members__:
             raise ValueError(f"code: {raw_code!r} is not one of {', '.join(Code)}")
         code = Code(raw_code)
-        if "class" in data and data["class"] != code.class_.value:
-            raise ValueError(f"class: {data['class']!r} does not match code {code.value}")
-        if "retryable" in data and data["retryable"] is not code.retryable:
+        if "class" in present and present["class"] != code.class_.value:
+            raise ValueError(f"class: {present['class']!r} does not match code {code.value}")
+        if "retryable" in present and present["retryable"] is not code.retryable:
             raise ValueError(f"retryable: must be {str(code.retryable).lower()} for {code.value}")
-        hint = data.get("llm_hint", "")
+        hint = present.get("llm_hint", "")
         if not isinstance(hint, str):
             raise ValueError("llm_hint: must be a string")
-        seconds = data.get("retry_after_seconds")
-        if seconds is not None and (
-            isinstance(seconds, bool) or not isinstance(seconds, int) or seconds < 0
-        ):
+        seconds = present.get("retry_after_seconds")
+        if seconds is not None and (type(seconds) is not int or seconds < 0):
             raise ValueError("retry_after_seconds: must be a non-negative integer")
         if seconds is not None and not code.retryable:
             raise ValueError(f"retry_after_seconds: not allowed for {code.value}")
-        status = data.get("status", 0)
-        if (
-            isinstance(status, bool)
-            or not isinstance(status, int)
-            or not (status == 0 or 100 <= status <= 599)
+        status = present.get("status", 0)
+        if type(status) is not int or not (
+            status == 0 or 100 <= status <= 199 or 300 <= status <= 599
         ):
-            raise ValueError("status: must be an integer from 100 to 599")
+            raise ValueError("status: must be 0 or a non-2xx integer from 100 to 599")
         return cls(code, hint, None if seconds is None else float(seconds), status)
 
     def raise_for_failure(self) -> Outcome[T_co]:
@@ -195,6 +195,10 @@ class Outcome(Generic[T_co]):
     def __reduce__(self) -> tuple[Any, ...]:
         # The original exception is process-local (tracebacks, sockets): never pickled.
         return (Outcome, (self.code, self.llm_hint, self.retry_after, self.status, self.value))
+
+
+def _is_empty(value: object) -> bool:
+    return (type(value) is str and not value) or (type(value) is int and value == 0)
 
 
 def _raise(outcome: Outcome[Any]) -> NoReturn:

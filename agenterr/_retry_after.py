@@ -65,7 +65,9 @@ def _clamp(seconds: float) -> float | None:
 def _parse_delta(text: str, scale: float) -> float | None:
     if not _NUMBER.match(text):
         return None
-    if len(text) > 20:  # more digits than any clock reading: clamp without int()
+    # Any integer part of 16+ significant digits is beyond the ceiling in every unit, and
+    # float() of it could lose or (for int()) refuse the digits: clamp without converting.
+    if len(text.partition(".")[0].lstrip("0")) > 15:
         return RETRY_AFTER_CEILING
     return _clamp(float(text) * scale)
 
@@ -83,17 +85,24 @@ def _parse_http_date(text: str, now: float) -> float | None:
         return None
     year = int(m["y"])
     if two_digit_year:
-        # RFC 9110: a two-digit year more than 50 years in the future means the most
-        # recent past year with the same last two digits.
-        current = time.gmtime(now).tm_year
+        # RFC 9110: a two-digit year is the one within fifty years of now; one that would
+        # be more than fifty years ahead is the most recent past year ending in those digits.
+        current = datetime.fromtimestamp(now, UTC).year
         year += current - current % 100
         if year > current + 50:
             year -= 100
+        elif year <= current - 50:
+            year += 100
     try:
         when = datetime(year, month, int(m["d"]), int(m["H"]), int(m["M"]), int(m["S"]), tzinfo=UTC)
     except ValueError:
         return None
     return _clamp(max(0.0, when.timestamp() - now))
+
+
+# Clients that join repeated header fields write "5, 9"; the first delay counts. A comma
+# without a space ("1,5") is a malformed decimal, not a list, and is ignored.
+_FIRST_OF_LIST = re.compile(r"([0-9]+(?:\.[0-9]+)?), ")
 
 
 def parse_retry_after(
@@ -112,17 +121,22 @@ def parse_retry_after(
         return None
     text = value.strip(" \t")
     if milliseconds:
-        return _parse_delta(text, 0.001)
+        seconds = _parse_delta(text, 0.001)
+        if seconds is None and (first := _FIRST_OF_LIST.match(text)):
+            return _parse_delta(first[1], 0.001)
+        return seconds
     seconds = _parse_delta(text, 1.0)
     if seconds is not None:
         return seconds
     try:
         reference = _now_seconds(now)
+        if math.isfinite(reference):
+            seconds = _parse_http_date(text, reference)
     except (TypeError, ValueError, OverflowError, OSError):
         return None
-    if not math.isfinite(reference):
-        return None
-    return _parse_http_date(text, reference)
+    if seconds is None and (first := _FIRST_OF_LIST.match(text)):
+        return _parse_delta(first[1], 1.0)
+    return seconds
 
 
 def retry_after_from_headers(

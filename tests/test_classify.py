@@ -314,7 +314,7 @@ def test_sdk_style_error_with_status_code_and_body() -> None:
 
     out = from_error(APIStatusError())
     assert out.code is Code.INVALID_REQUEST
-    assert out.llm_hint.endswith('The API said: {"error": {"message": "max_tokens too large"}}')
+    assert out.llm_hint.endswith('The API said: {"error":{"message":"max_tokens too large"}}')
 
 
 def test_botocore_style_error() -> None:
@@ -335,7 +335,7 @@ def test_botocore_style_error() -> None:
 
 def test_exit_codes_are_not_statuses() -> None:
     """An exception with an unrelated numeric `code` is not mistaken for an HTTP error."""
-    assert from_error(SystemExit(404)).code is Code.UNAVAILABLE
+    assert from_error(SystemExit(404)).code is Code.UNKNOWN
 
     class ToolError(Exception):
         code = 500
@@ -438,10 +438,61 @@ def test_from_error_none_and_non_exceptions() -> None:
     assert from_error(42).code is Code.UNKNOWN
 
 
-def test_base_exceptions_are_classified_not_raised() -> None:
-    """from_error classifies any exception object handed to it; it never raises it."""
-    assert from_error(KeyboardInterrupt()).code is Code.UNAVAILABLE
-    assert from_error(asyncio.CancelledError()).code is Code.UNAVAILABLE
+@pytest.mark.parametrize(
+    "signal", [KeyboardInterrupt(), SystemExit(1), asyncio.CancelledError(), GeneratorExit()]
+)
+def test_control_signals_are_unknown_not_retryable(signal: BaseException) -> None:
+    """Cancellation and interrupts are not failed calls: UNKNOWN, never retryable or raised."""
+    out = from_error(signal)
+    assert out.code is Code.UNKNOWN and not out.retryable and out.error is signal
+
+
+def test_carried_2xx_is_not_success() -> None:
+    """An exception carrying a 2xx status (an error event in a 200 stream) is still a failure."""
+
+    class OverloadedError(Exception):
+        status_code = 200
+
+    assert from_error(OverloadedError("overloaded")).code is Code.UNAVAILABLE
+    inner = TimeoutError()
+    outer = OverloadedError("x")
+    outer.__cause__ = inner
+    assert from_error(outer).code is Code.TIMEOUT
+
+
+def test_error_is_always_the_original() -> None:
+    """Outcome.error is the exception handed in, whichever link of its chain decided."""
+
+    class InvalidURL(Exception):
+        pass
+
+    for inner in (InvalidURL("bad"), TimeoutError()):
+        outer = RuntimeError("tool failed")
+        outer.__cause__ = inner
+        assert from_error(outer).error is outer
+    request = httpx.Request("GET", "https://x.test")
+    response = httpx.Response(500, request=request)
+    wrapped = RuntimeError("wrapped")
+    wrapped.__cause__ = httpx.HTTPStatusError("500", request=request, response=response)
+    out = from_error(wrapped)
+    assert out.status == 500 and out.error is wrapped
+
+
+def test_body_whose_equality_raises() -> None:
+    """A body that refuses comparison (like an array) still classifies."""
+
+    class Array:
+        def __eq__(self, other: object) -> bool:
+            raise ValueError("truth value of an array is ambiguous")
+
+        __ne__ = __eq__  # type: ignore[assignment]
+        __hash__ = None  # type: ignore[assignment]
+
+        def __str__(self) -> str:
+            return "[1 2 3]"
+
+    assert from_status(400, Array()).llm_hint.endswith("The API said: [1 2 3]")
+    assert classify(400, Array()).code is Code.INVALID_REQUEST
 
 
 def test_classify_error_wins() -> None:

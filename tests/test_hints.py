@@ -92,6 +92,11 @@ def test_single_line_and_trimmed() -> None:
         ("iso\u2066late\u2069d", "isolated"),
         ("zero\u200bwidth\u200d join\ufeff", "zerowidth join"),
         ("arabic\u061cmark", "arabicmark"),
+        ("tag\U000e0041\U000e0042s", "tags"),  # Unicode tag characters hide text
+        ("vari\ufe0fation", "variation"),
+        ("soft\xadhyphen", "softhyphen"),
+        ("c1\x9b31mcsi", "c1csi"),
+        ("nb\xa0sp\u2028ls\u3000id", "nb sp ls id"),
     ],
 )
 def test_invisible_and_escape_characters_stripped(raw: str, clean: str) -> None:
@@ -125,7 +130,11 @@ def test_window_cut_drops_partial_token() -> None:
     [
         ("Authorization: Bearer abcdef1234567890.xyz", f"Authorization: Bearer {REDACTED}"),
         ("Authorization: rawtoken123", f"Authorization: {REDACTED}"),
-        ("got bearer abcdefghijklmnop", f"got bearer {REDACTED}"),
+        ("got bearer abcdefgh1jklmnop", f"got bearer {REDACTED}"),
+        ("got bearer abcdefghijklmnopqrstuvwxyz", f"got bearer {REDACTED}"),
+        ("Token 9f8e7d6c5b4a", f"Token {REDACTED}"),
+        ("client-secret: 'abc def' x", f"client-secret: '{REDACTED}' x"),
+        ('{"authorization": "Bearer abc123def456"}', f'{{"authorization": "{REDACTED}"}}'),
         ("Basic dXNlcjpwYXNzd29yZA==", f"Basic {REDACTED}"),
         ("key sk-abcdefghijklmnop1234 bad", f"key {REDACTED} bad"),
         ("key sk-proj-abcdefghijklmnop1234", f"key {REDACTED}"),
@@ -160,6 +169,10 @@ def test_credentials_are_redacted(raw: str, expected: str) -> None:
         "Invalid API key provided.",
         "monkey=banana",
         "skeleton sk-short",
+        "HTTP Basic authentication required",
+        "Token validation failed",
+        "Bearer token missing or malformed",
+        "the token: is invalid",
     ],
 )
 def test_ordinary_text_is_not_redacted(text: str) -> None:
@@ -184,11 +197,11 @@ def test_secret_in_hint_is_redacted_end_to_end() -> None:
         (b"latin \xe9t\xe9", "latin \ufffdt\ufffd"),
         (bytearray(b"array"), "array"),
         (memoryview(b"view"), "view"),
-        ({"error": {"message": "bad"}}, '{"error": {"message": "bad"}}'),
-        (["a", 1, None, True], '["a", 1, null, true]'),
+        ({"error": {"message": "bad"}}, '{"error":{"message":"bad"}}'),
+        (["a", 1, None, True], '["a",1,null,true]'),
         (404, "404"),
         (None, ""),
-        ({"obj": object()}, '{"obj": "<object>"}'),
+        ({"obj": object()}, '{"obj":"<object>"}'),
     ],
 )
 def test_body_types(body: object, expected: str) -> None:
@@ -248,6 +261,7 @@ def test_schema_invalid_without_problems() -> None:
     assert hint.startswith("The arguments you generated do not match the required schema.")
     assert "\n" not in hint
     assert schema_invalid(None, 42).llm_hint.splitlines()[1:] == ["- 42"]
+    assert schema_invalid(" " * 9000).llm_hint == hint  # nothing but a cut window: no bullet
 
 
 def test_hint_has_no_control_characters() -> None:

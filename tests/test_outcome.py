@@ -28,7 +28,7 @@ def test_ok_outcome() -> None:
     assert out.code is None and out.class_ is None and out.retryable is False
     assert out.status == 0 and out.llm_hint == "" and out.retry_after is None
     assert out.to_dict() == {"ok": True, "retryable": False}
-    assert out.to_json() == '{"ok": true, "retryable": false}'
+    assert out.to_json() == '{"ok":true,"retryable":false}'
     assert str(out) == "ok"
 
 
@@ -161,12 +161,25 @@ def test_from_dict_round_trips(outcome: Outcome[Any]) -> None:
         ({"ok": False, "code": "TIMEOUT", "status": 700}, "status"),
         ({"ok": False, "code": "TIMEOUT", "status": "503"}, "status"),
         ({"ok": False, "code": "TIMEOUT", "status": False}, "status"),
+        ({"ok": False, "code": "NOT_FOUND", "status": 200}, "status"),
+        ({"ok": True, "status": False}, "status"),
+        ({"ok": True, "status": 0.0}, "status"),
+        ({"ok": False, "code": None}, "code"),
     ],
 )
 def test_from_dict_rejects_bad_input_naming_the_field(data: object, field: str) -> None:
     """Bad wire input raises ValueError whose message starts with the field's name."""
     with pytest.raises(ValueError, match=rf"^{field}:"):
         Outcome.from_dict(data)
+
+
+def test_from_dict_null_is_absent() -> None:
+    """null stands for an absent optional field."""
+    out = Outcome.from_dict(
+        {"ok": False, "code": "TIMEOUT", "llm_hint": None, "status": None, "class": None}
+    )
+    assert out.code is Code.TIMEOUT and out.status == 0 and out.llm_hint == ""
+    assert Outcome.from_dict({"ok": True, "code": None, "status": 0, "llm_hint": ""}).ok
 
 
 def test_from_dict_ignores_unknown_keys() -> None:

@@ -57,6 +57,34 @@ def test_rfc850_two_digit_year_window() -> None:
     assert parse_retry_after("Friday, 01-Jan-99 00:00:00 GMT", now=now) == 0.0
 
 
+def test_rfc850_next_century() -> None:
+    """A two-digit year up to fifty years ahead is in the future, not the past."""
+    now = datetime(1994, 11, 6, 8, 49, 30, tzinfo=UTC)
+    assert parse_retry_after("Sunday, 06-Nov-44 08:49:37 GMT", now=now) == RETRY_AFTER_CEILING
+    assert parse_retry_after("Sunday, 06-Nov-45 08:49:37 GMT", now=now) == 0.0  # 1945
+
+
+def test_leading_zeros_and_long_fractions() -> None:
+    """Long values are read by their magnitude, not their length."""
+    assert parse_retry_after("000000000000000000005") == 5.0
+    assert parse_retry_after("1.00000000000000000000") == 1.0
+    assert parse_retry_after("0000000000000000000001500", milliseconds=True) == 1.5
+
+
+def test_joined_repeated_fields() -> None:
+    """A client that joins repeated fields with commas still yields the first delay."""
+    assert parse_retry_after("5, 9") == 5.0
+    assert parse_retry_after("250, 300", milliseconds=True) == 0.25
+    assert parse_retry_after("5, soon") == 5.0
+    assert parse_retry_after("soon, 5") is None
+
+
+def test_huge_clock_does_not_raise() -> None:
+    """A clock beyond any calendar makes dates unreadable, never an exception."""
+    assert parse_retry_after("Sunday, 06-Nov-94 08:49:37 GMT", now=1e20) is None
+    assert parse_retry_after("Sun, 06 Nov 1994 08:49:37 GMT", now=-1e20) == RETRY_AFTER_CEILING
+
+
 def test_ceiling_clamps() -> None:
     """Delays beyond the documented ceiling (one day) are clamped to it."""
     assert RETRY_AFTER_CEILING == 86_400.0
