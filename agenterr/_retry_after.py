@@ -72,7 +72,8 @@ def _parse_delta(text: str, scale: float) -> float | None:
     return _clamp(float(text) * scale)
 
 
-def _parse_http_date(text: str, now: float) -> float | None:
+def http_date_epoch(text: str, now: float) -> float | None:
+    """Epoch seconds of an HTTP-date in any RFC 9110 form (``now`` places 2-digit years)."""
     m = _IMF_FIXDATE.match(text) or _ASCTIME.match(text)
     two_digit_year = False
     if m is None:
@@ -97,7 +98,12 @@ def _parse_http_date(text: str, now: float) -> float | None:
         when = datetime(year, month, int(m["d"]), int(m["H"]), int(m["M"]), int(m["S"]), tzinfo=UTC)
     except ValueError:
         return None
-    return _clamp(max(0.0, when.timestamp() - now))
+    return when.timestamp()
+
+
+def _parse_http_date(text: str, now: float) -> float | None:
+    when = http_date_epoch(text, now)
+    return None if when is None else _clamp(max(0.0, when - now))
 
 
 # Clients that join repeated header fields write "5, 9"; the first delay counts. A comma

@@ -1,0 +1,165 @@
+"""The language-neutral request format of SPEC.md §9.2, shared by the CLI and conformance runs.
+
+A request is a JSON object: either a classification input (``status``, ``body`` or
+``body_base64``, ``headers``, ``error``, ``now``) or a pre-flight input
+(``schema_invalid``). Ports in other languages speak the same format over JSON lines, so
+one runner can check any implementation against the vectors.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import socket
+from collections.abc import Callable, Iterator
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from ._classify import classify, schema_invalid
+from ._outcome import Outcome
+from ._retry_after import Clock, http_date_epoch
+
+__all__ = [
+    "ERROR_KINDS",
+    "iter_jsonl",
+    "load_vectors",
+    "make_error",
+    "outcome_for_request",
+    "parse_clock",
+]
+
+
+class InvalidURL(ValueError):
+    """The neutral ``invalid_url`` error kind (recognised by name, like httpx's)."""
+
+
+class UnsupportedProtocol(ValueError):
+    """The neutral ``unsupported_scheme`` error kind."""
+
+
+ERROR_KINDS: dict[str, Callable[[str], BaseException]] = {
+    "timeout": TimeoutError,
+    "connect": ConnectionRefusedError,
+    "dns": socket.gaierror,
+    "reset": ConnectionResetError,
+    "invalid_url": InvalidURL,
+    "unsupported_scheme": UnsupportedProtocol,
+    "other": Exception,
+}
+"""SPEC.md §4.4's error kinds and the native exception each one becomes here."""
+
+_REQUEST_KEYS = frozenset({"status", "body", "body_base64", "headers", "error", "now"})
+
+
+def make_error(spec: object) -> BaseException:
+    """Build the native exception for an ``{"kind": …, "message": …}`` object."""
+    if not isinstance(spec, dict):
+        raise ValueError("error: must be an object with a 'kind'")
+    kind = spec.get("kind")
+    if kind not in ERROR_KINDS:
+        raise ValueError(f"error.kind: must be one of {', '.join(ERROR_KINDS)}")
+    message = spec.get("message", "")
+    if not isinstance(message, str):
+        raise ValueError("error.message: must be a string")
+    return ERROR_KINDS[kind](message)
+
+
+def _headers(value: object) -> object:
+    if value is None or isinstance(value, dict):
+        if isinstance(value, dict) and not all(isinstance(v, str) for v in value.values()):
+            raise ValueError("headers: values must be strings")
+        return value
+    if isinstance(value, list) and all(
+        isinstance(p, list) and len(p) == 2 and all(isinstance(x, str) for x in p) for p in value
+    ):
+        return [tuple(p) for p in value]
+    raise ValueError("headers: must be an object or a list of [name, value] string pairs")
+
+
+def parse_clock(value: object) -> Clock:
+    """A request's ``now``: epoch seconds or an HTTP-date. Raises ``ValueError``."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise ValueError("now: must be epoch seconds or an HTTP-date")
+    if isinstance(value, str):
+        when = http_date_epoch(value.strip(), 0.0)
+        if when is None:
+            raise ValueError("now: not an HTTP-date")
+        return when
+    return float(value)
+
+
+def outcome_for_request(request: object) -> Outcome[None]:
+    """Classify one request object. Raises ``ValueError`` naming the bad field."""
+    if not isinstance(request, dict):
+        raise ValueError("request: must be a JSON object")
+    if "schema_invalid" in request:
+        problems = request["schema_invalid"]
+        if not isinstance(problems, list) or not all(isinstance(p, str) for p in problems):
+            raise ValueError("schema_invalid: must be a list of strings")
+        return schema_invalid(*problems)
+    unknown = set(request) - _REQUEST_KEYS
+    if unknown:
+        raise ValueError(f"{sorted(unknown)[0]}: unknown field")
+    body: object = request.get("body")
+    if "body_base64" in request:
+        if "body" in request:
+            raise ValueError("body_base64: not allowed together with body")
+        try:
+            body = base64.b64decode(request["body_base64"], validate=True)
+        except (binascii.Error, TypeError, ValueError):
+            raise ValueError("body_base64: not valid base64") from None
+    elif body is not None and not isinstance(body, str):
+        raise ValueError("body: must be a string")
+    error = make_error(request["error"]) if request.get("error") is not None else None
+    return classify(
+        request.get("status", 0),
+        body,
+        error,
+        headers=_headers(request.get("headers")),
+        now=parse_clock(request.get("now")),
+    )
+
+
+def load_vectors(path: str | Path | None = None) -> list[dict[str, Any]]:
+    """The conformance vectors: from ``path``, or the copy shipped in the package."""
+    text = Path(path).read_text(encoding="utf-8") if path is not None else _shipped_vectors()
+    data = json.loads(text)
+    vectors = data.get("vectors") if isinstance(data, dict) else None
+    if not isinstance(vectors, list):
+        raise ValueError("vectors file: expected an object with a 'vectors' list")
+    return vectors
+
+
+def _shipped_vectors() -> str:
+    packaged = resources.files("agenterr").joinpath("_spec", "vectors.json")
+    if packaged.is_file():
+        return packaged.read_text(encoding="utf-8")
+    # An editable install runs from the source tree, where the file lives under spec/.
+    source = Path(__file__).resolve().parent.parent / "spec" / "vectors.json"
+    return source.read_text(encoding="utf-8")
+
+
+def iter_jsonl(stream: Any, limit: int) -> Iterator[tuple[int, bytes | None]]:
+    """Lines of a binary stream, each at most ``limit`` bytes; a longer one yields None.
+
+    Memory stays bounded by ``limit`` whatever the input: the rest of an over-long line
+    is read and dropped in chunks.
+    """
+    number = 0
+    while True:
+        line = stream.readline(limit + 1)
+        if not line:
+            return
+        number += 1
+        if len(line) > limit and not line.endswith(b"\n"):
+            while True:
+                rest = stream.readline(limit)
+                if not rest or rest.endswith(b"\n"):
+                    break
+            yield number, None
+            continue
+        yield number, line

@@ -1,0 +1,250 @@
+"""The command line: classify, the JSONL stream, codes, vectors, and usage errors."""
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agenterr import Code, codes, from_status
+from agenterr._cli import EXIT_CODES, JSONL_LINE_LIMIT, main
+from agenterr._hints import SCAN_WINDOW, TRUNCATED
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize(
+    ("argv", "exit_code", "code"),
+    [
+        (["--status", "200"], 0, None),
+        (["--status", "503"], 10, "UNAVAILABLE"),
+        (["--status", "422"], 11, "INVALID_REQUEST"),
+        (["--status", "401"], 12, "UNAUTHORIZED"),
+        (["--status", "302"], 13, "UNKNOWN"),
+        (["--error", "timeout"], 10, "TIMEOUT"),
+        (["--error", "invalid_url", "--message", "bad port"], 11, "INVALID_REQUEST"),
+        ([], 13, "UNKNOWN"),
+    ],
+)
+def test_classify_exit_status_encodes_class(
+    capsys: pytest.CaptureFixture[str], argv: list[str], exit_code: int, code: str | None
+) -> None:
+    """The exit status is 0 for ok and one distinct value per class."""
+    status, out, _ = run(capsys, "classify", *argv)
+    assert status == exit_code
+    assert json.loads(out).get("code") == code
+
+
+def test_exit_codes_are_distinct() -> None:
+    """Every class has its own non-zero exit status, none of them 1 or 2."""
+    values = list(EXIT_CODES.values())
+    assert len(set(values)) == len(values) == 5
+    assert EXIT_CODES[None] == 0 and not {1, 2} & set(values)
+
+
+def test_classify_matches_library(capsys: pytest.CaptureFixture[str]) -> None:
+    """The CLI prints exactly the library's wire JSON, compact, one line."""
+    _, out, _ = run(
+        capsys,
+        "classify",
+        "--status",
+        "429",
+        "--header",
+        "Retry-After: 3",
+        "--header",
+        "X-Other:x",
+        "--body",
+        '{"error":"slow"}',
+    )
+    expected = from_status(429, '{"error":"slow"}', headers={"Retry-After": "3"})
+    assert out == expected.to_json() + "\n"
+
+
+def test_pretty(capsys: pytest.CaptureFixture[str]) -> None:
+    """--pretty indents the same object."""
+    _, out, _ = run(capsys, "classify", "--status", "404", "--pretty")
+    assert out.startswith("{\n  ") and json.loads(out) == from_status(404).to_dict()
+
+
+def test_now_as_epoch_and_date(capsys: pytest.CaptureFixture[str]) -> None:
+    """--now sets the clock for an HTTP-date Retry-After."""
+    date = "Sun, 06 Nov 1994 08:49:37 GMT"
+    for now in ("784111770", "Sun, 06 Nov 1994 08:49:30 GMT"):
+        _, out, _ = run(
+            capsys, "classify", "--status", "503", "--header", f"Retry-After: {date}", "--now", now
+        )
+        assert json.loads(out)["retry_after_seconds"] == 7
+
+
+def test_body_file_reads_only_the_window(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A huge body file is read only as far as the scan window."""
+    path = tmp_path / "body.txt"
+    path.write_bytes(b"x " * (10 * SCAN_WINDOW))
+    _, out, _ = run(capsys, "classify", "--status", "400", "--body-file", str(path))
+    assert json.loads(out)["llm_hint"].endswith(TRUNCATED)
+
+
+def test_body_from_stdin(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--body - reads standard input."""
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"no such charge")))
+    _, out, _ = run(capsys, "classify", "--status", "404", "--body", "-")
+    assert json.loads(out)["llm_hint"].endswith("The API said: no such charge")
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["classify", "--status", "abc"], "--status 'abc': expected an integer"),
+        (["classify", "--header", "no colon"], "expected 'Name: value'"),
+        (["classify", "--error", "meteor"], "invalid choice"),
+        (["classify", "--now", "yesterday"], "--now"),
+        (["classify", "--body-file", "/nonexistent/x"], "--body-file"),
+        (["classify", "--body", "x", "--body-file", "y"], "not allowed with"),
+        (["classify", "--jsonl", "--status", "5"], "--jsonl"),
+        (["codes", "--format", "xml"], "invalid choice"),
+        (["vectors", "/nonexistent.json"], "cannot read vectors"),
+        (["frobnicate"], "invalid choice"),
+        ([], "required"),
+    ],
+)
+def test_usage_errors(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
+    """Bad flags print one message and the usage on stderr and exit 2, no traceback."""
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    _, err = capsys.readouterr()
+    assert info.value.code == 2
+    assert err.startswith("usage: agenterr")
+    assert message in err and "Traceback" not in err
+
+
+def _jsonl(stdin: bytes) -> list[dict[str, Any]]:
+    done = subprocess.run(
+        [sys.executable, "-m", "agenterr", "classify", "--jsonl"],
+        input=stdin,
+        capture_output=True,
+        timeout=60,
+        check=True,
+    )
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def test_jsonl_stream() -> None:
+    """One outcome per request line; a malformed line gets an error object; blank lines skip."""
+    lines = [
+        {"status": 503, "headers": {"Retry-After": "2"}},
+        "not json",
+        {"status": 200},
+        "",
+        {"error": {"kind": "bogus"}},
+        {"schema_invalid": ["missing 'id'"]},
+        {"status": 404, "body_base64": "bm8gc3VjaCBpZA=="},
+        [1, 2],
+    ]
+    payload = "\n".join(x if isinstance(x, str) else json.dumps(x) for x in lines) + "\n"
+    answers = _jsonl(payload.encode())
+    assert answers[0]["code"] == "UNAVAILABLE" and answers[0]["retry_after_seconds"] == 2
+    assert answers[1]["line"] == 2 and "error" in answers[1]
+    assert answers[2] == {"ok": True, "retryable": False}
+    assert answers[3]["line"] == 5 and answers[3]["error"].startswith("error.kind:")
+    assert answers[4]["code"] == "SCHEMA_INVALID"
+    assert answers[5]["llm_hint"].endswith("The API said: no such id")
+    assert answers[6] == {"line": 8, "error": "request: must be a JSON object"}
+    assert len(answers) == 7
+
+
+def test_jsonl_overlong_line_is_reported_and_stream_goes_on() -> None:
+    """A line over the limit costs bounded memory, yields an error, and the next line works."""
+    huge = b'{"status": 400, "body": "' + b"x" * (JSONL_LINE_LIMIT * 3) + b'"}\n'
+    answers = _jsonl(huge + b'{"status": 429}\n')
+    assert answers[0] == {"line": 1, "error": f"longer than {JSONL_LINE_LIMIT} bytes"}
+    assert answers[1]["code"] == "RATE_LIMITED"
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "json"])
+def test_codes(capsys: pytest.CaptureFixture[str], fmt: str) -> None:
+    """codes prints every code in the taxonomy's order, in each format."""
+    status, out, _ = run(capsys, "codes", "--format", fmt)
+    assert status == 0
+    positions = [out.index(c.value) for c in codes()]
+    assert positions == sorted(positions)
+    if fmt == "json":
+        rows = json.loads(out)
+        assert [r["code"] for r in rows] == [c.value for c in codes()]
+        assert rows[4] == {
+            "code": "RATE_LIMITED",
+            "class": "transient",
+            "retryable": True,
+            "summary": Code.RATE_LIMITED.meta.summary,
+            "agent_action": Code.RATE_LIMITED.meta.agent_action,
+        }
+
+
+def test_vectors_in_process(capsys: pytest.CaptureFixture[str]) -> None:
+    """The shipped vectors all pass against this implementation."""
+    status, out, _ = run(capsys, "vectors")
+    assert status == 0, out
+    assert "0 failed" in out.splitlines()[-1]
+
+
+def _write_vectors(path: Path, expect_code: str) -> Path:
+    vectors = {
+        "spec_version": "1.0",
+        "vectors": [
+            {
+                "id": "v1",
+                "rule": "status-rules",
+                "input": {"status": 404},
+                "expect": from_status(404).to_dict() | {"code": expect_code},
+            },
+            {
+                "id": "v2",
+                "rule": "status-rules",
+                "input": {"status": 200},
+                "expect": {"ok": True, "retryable": False},
+            },
+        ],
+    }
+    path.write_text(json.dumps(vectors), encoding="utf-8")
+    return path
+
+
+def test_vectors_report_mismatch(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """A mismatch is reported with input, expectation and answer, and exits 1."""
+    path = _write_vectors(tmp_path / "v.json", "NOT_A_CODE")
+    status, out, _ = run(capsys, "vectors", str(path), "-v")
+    assert status == 1
+    assert "FAIL v1 (status-rules)" in out and "PASS v2" in out
+    assert out.splitlines()[-1] == "conformance: 1 passed, 1 failed"
+
+
+def test_vectors_against_a_command(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Another implementation is checked through the JSONL protocol (here: ourselves)."""
+    path = _write_vectors(tmp_path / "v.json", "NOT_FOUND")
+    command = f"{sys.executable} -m agenterr classify --jsonl"
+    status, out, _ = run(capsys, "vectors", str(path), "--command", command)
+    assert status == 0, out
+    status, out, _ = run(capsys, "vectors", "--command", command)
+    assert status == 0, out
+
+
+def test_console_script_installed() -> None:
+    """The `agenterr` entry point is installed and answers --help."""
+    done = subprocess.run(
+        [Path(sys.executable).parent / "agenterr", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0 and "classify" in done.stdout
