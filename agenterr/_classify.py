@@ -11,11 +11,11 @@ from collections import deque
 from collections.abc import Iterator
 from typing import Any
 
-from ._headers import HeaderView
+from ._headers import MAX_HEADERS, HeaderView
 from ._hints import hint_for, schema_hint, snippet, where
 from ._outcome import Outcome
 from ._responses import response_parts
-from ._retry_after import Clock, retry_after_from_headers
+from ._retry_after import RETRY_AFTER_CEILING, Clock, retry_after_from_headers
 from ._taxonomy import Code
 
 __all__ = [
@@ -115,6 +115,50 @@ _PLAIN: dict[int, Outcome[None]] = {
 }
 
 
+_RETRY_NAMES = {"retry-after": 1.0, "retry-after-ms": 0.001, "x-ms-retry-after-ms": 0.001}
+_RETRY_LENS = frozenset(len(n) for n in _RETRY_NAMES)
+
+
+def _fast_headers(status: int, headers: dict[Any, Any]) -> Outcome[None] | None:
+    """The outcome for a body-less status with a plain dict of headers, or None to fall back.
+
+    Handles the common shape only (at most one Retry-After-like header, integer value);
+    anything else goes through the general path.
+    """
+    code = _TABLE[status]
+    if code is None or not code.retryable:
+        return _PLAIN[status]
+    if len(headers) > MAX_HEADERS:
+        return None  # the general path reads only the first MAX_HEADERS fields
+    found = None
+    for name in headers:
+        if type(name) is not str:
+            return None
+        if len(name) in _RETRY_LENS and name.lower() in _RETRY_NAMES:
+            if found is not None:
+                return None
+            found = name
+    if found is None:
+        return _PLAIN[status]
+    value = headers[found]
+    if type(value) is not str:
+        return None
+    key = (status, found, value)
+    cached = _BY_HEADER.get(key)
+    if cached is not None:
+        return cached
+    if len(value) > 20 or not (value.isdigit() and value.isascii()):
+        return None  # dates and decimals: the general path (dates depend on the clock)
+    delay = min(int(value) * _RETRY_NAMES[found.lower()], RETRY_AFTER_CEILING)
+    cached = Outcome(code, hint_for(code, where(status), "", delay), delay, status)
+    if len(_BY_HEADER) < 4096:
+        _BY_HEADER[key] = cached
+    return cached
+
+
+_BY_HEADER: dict[tuple[int, str, str], Outcome[None]] = {}
+
+
 def from_status(
     status: object, body: object = "", *, headers: object = None, now: Clock = None
 ) -> Outcome[None]:
@@ -133,6 +177,15 @@ def from_status(
         cached = _PLAIN.get(status)
         if cached is not None:
             return cached
+    if (
+        type(headers) is dict
+        and type(status) is int
+        and 100 <= status <= 599
+        and (body is None or (type(body) is str and not body))
+    ):
+        fast = _fast_headers(status, headers)
+        if fast is not None:
+            return fast
     return _status_outcome(status, body, headers, now, None)
 
 

@@ -57,8 +57,9 @@ _ANSI = re.compile(
 )
 # White space is listed, not left to a regex engine's idea of \s, so that ports agree.
 _SPACE = re.compile("[\t\n\r \xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+")
-# A credential cut in half by the scan window must not survive as a visible prefix.
-_TRAILING_TOKEN = re.compile(r"[A-Za-z0-9_\-./+=:]+\Z")
+# A credential cut in half by the scan window must not survive as a visible prefix: the
+# run of these characters at a cut is dropped (str.rstrip, linear, unlike an anchored regex).
+_CUT_TOKEN_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-./+=:"
 
 # Keys whose value is a secret whatever it looks like, and the two that are also common
 # words in error prose ("token: expired"), whose bare values must look generated.
@@ -197,9 +198,17 @@ def snippet(body: object, cap: int = SNIPPET_CAP) -> str:
     text, more = _window(body)
     if not text:
         return ""
+    if len(text) > 2 * cap:
+        # Most bodies fill the quote from their first 2*cap characters: clean that much
+        # first, and only look at the rest of the window when stripping and folding
+        # left the quote short. A 100 MB body then costs what a 1 KB one does.
+        head = text[: 2 * cap]
+        quoted = clean(head.rstrip(_CUT_TOKEN_CHARS) or head, cap)
+        if quoted.endswith(TRUNCATED):
+            return quoted
     if more:
         # Unless the whole window is one token (then the cap cuts it far earlier anyway).
-        text = _TRAILING_TOKEN.sub("", text) or text
+        text = text.rstrip(_CUT_TOKEN_CHARS) or text
     quoted = clean(text, cap)
     if more and quoted and not quoted.endswith(TRUNCATED):
         quoted += TRUNCATED

@@ -126,6 +126,8 @@ def parse_retry_after(
     if not isinstance(value, str) or len(value) > _MAX_VALUE_LEN:
         return None
     text = value.strip(" \t")
+    if text.isdigit() and text.isascii() and len(text) <= 20:  # the common case: "2", "120"
+        return _clamp(int(text) * (0.001 if milliseconds else 1.0))
     if milliseconds:
         seconds = _parse_delta(text, 0.001)
         if seconds is None and (first := _FIRST_OF_LIST.match(text)):

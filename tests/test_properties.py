@@ -80,3 +80,54 @@ def test_plain_text_is_quoted(body: str) -> None:
     """Ordinary printable one-line text appears in the hint (modulo spacing and redaction)."""
     hint = from_status(400, body).llm_hint
     assert "The API said: " in hint
+
+
+_FRAGMENTS = [
+    "a",
+    "word ",
+    " ",
+    "\n\t",
+    "x" * 97,
+    "\x1b[31m",
+    "\x1b]0;",
+    '"api_key": "',
+    '"',
+    "'",
+    "password=",
+    "token: ",
+    "sk-abcdefghijklmnopqrstu",
+    "Bearer abc123def456ghi",
+    "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.abc",
+    "é",
+    "\u202e",
+    "\u200b",
+    "{",
+    "}",
+    ",",
+]
+
+
+def _reference_snippet(body: object, cap: int = SNIPPET_CAP) -> str:
+    """SPEC.md's pipeline, written plainly: window, drop a cut token, clean the window."""
+    from agenterr._hints import _CUT_TOKEN_CHARS, _window, clean
+
+    text, more = _window(body)
+    if not text:
+        return ""
+    if more:
+        text = text.rstrip(_CUT_TOKEN_CHARS) or text
+    quoted = clean(text, cap)
+    if more and quoted and not quoted.endswith(TRUNCATED):
+        quoted += TRUNCATED
+    return quoted
+
+
+@settings(max_examples=300)
+@given(parts=st.lists(st.sampled_from(_FRAGMENTS), min_size=1, max_size=400))
+def test_fast_snippet_equals_the_plain_pipeline(parts: list[str]) -> None:
+    """Cleaning only a prefix first (the fast path) never changes what is quoted."""
+    from agenterr._hints import snippet
+
+    body = "".join(parts)
+    assert snippet(body) == _reference_snippet(body)
+    assert snippet(body, 50) == _reference_snippet(body, 50)

@@ -1,0 +1,295 @@
+"""Core benchmarks: agenterr's classifier against urllib3's retry decision, as ratios.
+
+Every comparison is timed within one run, the two sides interleaved repeat by repeat, and
+each side reported as its fastest repeat (the least disturbed by a noisy machine). A row's
+``ratio`` is agenterr's time divided by the baseline's; the targets are those of issue 2:
+
+1. ``from_status(503, "")`` against ``Retry.is_retry("GET", 503)``: no slower (≤ 1.0).
+2. A 429 with ``Retry-After: 2`` against ``Retry.parse_retry_after("2")`` +
+   ``Retry.is_retry("GET", 429, has_retry_after=True)``: no slower (≤ 1.0).
+3. ``from_status(400, body)`` with a 50 MiB body against a 1 KiB body, as ``str`` and as
+   ``bytes``: ≤ 1.2.
+4. ``import agenterr`` in a fresh interpreter: imports none of the optional HTTP, retry or
+   validation packages (the time against ``python -c pass`` is reported alongside).
+
+Rows without a target in issue 2 (a realistic JSON body on the 429, the body-size series)
+are informational: ``met`` is ``None``.
+
+Run ``python benchmarks/run.py`` for every suite, or ``python benchmarks/bench_core.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+import timeit
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from agenterr import Code, from_status
+
+__all__ = ["FORBIDDEN_IMPORTS", "main", "row"]
+
+ROOT = Path(__file__).resolve().parent.parent
+
+FORBIDDEN_IMPORTS = ("httpx", "httpx2", "requests", "aiohttp", "tenacity", "pydantic", "urllib3")
+"""Top-level packages ``import agenterr`` must not load (issue 2, "Quality bar")."""
+
+KIB = 1024
+MIB = 1024 * KIB
+
+# A realistic API error body: the start of an OpenAI-style error, then validation details
+# padded out to the wanted size. Words, punctuation, identifiers and white space, so the
+# cleaning and redaction passes see the kind of text they see in production.
+_ERROR_HEAD = (
+    '{"error": {"message": "Invalid value for \'items[3].quantity\': expected an integer '
+    'between 1 and 100, got \\"many\\".", "type": "invalid_request_error", '
+    '"param": "items[3].quantity", "code": "invalid_value"}, "details": ['
+)
+_ERROR_ITEM = (
+    '{"field": "items[12].sku", "message": "unknown SKU; see /v1/catalog for valid values", '
+    '"request_id": "req_01HX4Z9K2QW8M3"}, '
+)
+RATE_LIMIT_BODY = (
+    '{"error": {"message": "Rate limit reached for requests per minute (RPM): limit 60, '
+    'used 60. Please try again in 2s.", "type": "requests", "param": null, '
+    '"code": "rate_limit_exceeded"}}'
+)
+
+
+def error_body(size: int) -> str:
+    """A JSON error body of exactly ``size`` characters (ASCII, so also ``size`` bytes)."""
+    reps = max(0, size - len(_ERROR_HEAD)) // len(_ERROR_ITEM) + 1
+    return (_ERROR_HEAD + _ERROR_ITEM * reps)[:size]
+
+
+# --- timing ---------------------------------------------------------------------------
+
+
+def _calibrate(timer: timeit.Timer, budget: float) -> int:
+    """Loops per sample so one sample takes about ``budget`` seconds (at least one loop)."""
+    number = 1
+    while True:
+        elapsed = timer.timeit(number)
+        if elapsed >= budget or number >= 10_000_000:
+            return number
+        number = max(number * 2, int(number * budget / max(elapsed, 1e-9) * 1.1))
+
+
+def compare(
+    ours: Callable[[], object],
+    theirs: Callable[[], object],
+    *,
+    quick: bool,
+) -> tuple[float, float]:
+    """Best seconds per call of ``ours`` and ``theirs``, interleaved repeat by repeat."""
+    budget, repeats = (0.002, 2) if quick else (0.05, 9)
+    timers = timeit.Timer(ours), timeit.Timer(theirs)
+    numbers = [_calibrate(t, budget) for t in timers]
+    best = [math.inf, math.inf]
+    for _ in range(repeats):
+        for i, (timer, number) in enumerate(zip(timers, numbers, strict=True)):
+            best[i] = min(best[i], timer.timeit(number) / number)
+    return best[0], best[1]
+
+
+def row(
+    name: str,
+    ours: float,
+    baseline: float,
+    *,
+    limit: float | None,
+    target: str | None = None,
+    met: bool | None = None,
+    note: str = "",
+) -> dict[str, Any]:
+    """One result row. ``met`` defaults to ``ratio <= limit``; no limit means informational."""
+    ratio = ours / baseline if baseline > 0 else math.inf
+    if target is None:
+        target = "info" if limit is None else f"≤ {limit:g}"
+    if met is None and limit is not None:
+        met = ratio <= limit
+    return {
+        "name": name,
+        "agenterr_s": ours,
+        "baseline_s": baseline,
+        "ratio": ratio,
+        "target": target,
+        "met": met,
+        "note": note,
+    }
+
+
+# --- 1 and 2: against urllib3's Retry -----------------------------------------------------
+
+
+def _urllib3_retry() -> Any:
+    from urllib3.util.retry import Retry
+
+    return Retry(
+        total=3,
+        status_forcelist=(429, 500, 502, 503, 504),
+        respect_retry_after_header=True,
+    )
+
+
+def bench_status(quick: bool) -> list[dict[str, Any]]:
+    """Rows 1 and 2: the per-call decision for a bare 503 and for a 429 with Retry-After."""
+    retry = _urllib3_retry()
+    headers = {"Retry-After": "2"}
+
+    # Both sides must be answering the question being timed, or the numbers mean nothing.
+    outcome = from_status(503, "")
+    assert outcome.code is Code.UNAVAILABLE and outcome.retryable, outcome
+    assert retry.is_retry("GET", 503) is True
+    outcome = from_status(429, "", headers=headers)
+    assert outcome.code is Code.RATE_LIMITED and outcome.retry_after == 2.0, outcome
+    outcome = from_status(429, RATE_LIMIT_BODY, headers=headers)
+    assert outcome.retry_after == 2.0 and "Rate limit reached" in outcome.llm_hint, outcome
+    assert retry.parse_retry_after("2") == 2
+    assert retry.is_retry("GET", 429, has_retry_after=True) is True
+
+    is_retry = retry.is_retry
+    parse = retry.parse_retry_after
+
+    def urllib3_429() -> object:
+        parse("2")
+        return is_retry("GET", 429, has_retry_after=True)
+
+    rows = []
+    ours, theirs = compare(lambda: from_status(503, ""), lambda: is_retry("GET", 503), quick=quick)
+    rows.append(
+        row(
+            'from_status(503, "") vs urllib3 Retry.is_retry("GET", 503)',
+            ours,
+            theirs,
+            limit=1.0,
+        )
+    )
+    ours, theirs = compare(lambda: from_status(429, "", headers=headers), urllib3_429, quick=quick)
+    rows.append(
+        row(
+            "from_status(429, headers={Retry-After: 2}) vs urllib3 parse_retry_after + is_retry",
+            ours,
+            theirs,
+            limit=1.0,
+        )
+    )
+    ours, theirs = compare(
+        lambda: from_status(429, RATE_LIMIT_BODY, headers=headers), urllib3_429, quick=quick
+    )
+    rows.append(
+        row(
+            f"same 429 with a {len(RATE_LIMIT_BODY)}-char JSON body (urllib3 ignores bodies)",
+            ours,
+            theirs,
+            limit=None,
+            note="agenterr also cleans, redacts and quotes the body in the hint",
+        )
+    )
+    return rows
+
+
+# --- 3: body size ---------------------------------------------------------------------
+
+
+def _size(n: int) -> str:
+    return f"{n // MIB} MiB" if n >= MIB and n % MIB == 0 else f"{n // KIB} KiB"
+
+
+def bench_bodies(quick: bool) -> list[dict[str, Any]]:
+    """Row 3 and the series: the cost of ``from_status(400, body)`` as the body grows."""
+    small_size = KIB
+    target_size = 256 * KIB if quick else 50 * MIB
+    series = (64 * KIB,) if quick else (8 * KIB, 64 * KIB, MIB, 10 * MIB, 100 * MIB)
+    small = error_body(small_size)
+    targets: list[dict[str, Any]] = []
+    infos: list[dict[str, Any]] = []
+    for kind in ("str", "bytes"):
+        small_body: str | bytes = small if kind == "str" else small.encode()
+        assert from_status(400, small_body).code is Code.INVALID_REQUEST
+        for size in (target_size, *series):
+            text = error_body(size)
+            body: str | bytes = text if kind == "str" else text.encode()
+            del text
+            assert from_status(400, body).code is Code.INVALID_REQUEST
+            ours, theirs = compare(
+                lambda body=body: from_status(400, body),  # type: ignore[misc]
+                lambda small_body=small_body: from_status(400, small_body),  # type: ignore[misc]
+                quick=quick,
+            )
+            del body
+            name = f"from_status(400, {kind} body): {_size(size)} vs {_size(small_size)}"
+            if size == target_size:
+                targets.append(row(name, ours, theirs, limit=1.2))
+            else:
+                infos.append(row(name + " (series)", ours, theirs, limit=None))
+    return targets + infos
+
+
+# --- 4: import ------------------------------------------------------------------------
+
+_PROBE = (
+    "import sys, json, agenterr; "
+    "print(json.dumps(sorted({m.partition('.')[0] for m in sys.modules} & set(sys.argv[1:]))))"
+)
+
+
+def heavy_imports() -> list[str]:
+    """The forbidden packages a fresh ``import agenterr`` loads (should be none)."""
+    out = subprocess.run(
+        [sys.executable, "-c", _PROBE, *FORBIDDEN_IMPORTS],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    found = json.loads(out.stdout)
+    assert isinstance(found, list)
+    return [str(m) for m in found]
+
+
+def _spawn_seconds(code: str) -> float:
+    start = timeit.default_timer()
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)
+    return timeit.default_timer() - start
+
+
+def bench_import(quick: bool) -> list[dict[str, Any]]:
+    """Row 4: ``import agenterr`` in a fresh interpreter, and what it drags in."""
+    runs = 3 if quick else 25
+    ours = theirs = math.inf
+    for _ in range(runs):
+        ours = min(ours, _spawn_seconds("import agenterr"))
+        theirs = min(theirs, _spawn_seconds("pass"))
+    found = heavy_imports()
+    extra_ms = (ours - theirs) * 1e3
+    note = f"+{extra_ms:.1f} ms over `python -c pass`; " + (
+        "heavy imports: " + ", ".join(found) if found else "no heavy imports"
+    )
+    return [
+        row(
+            "python -c 'import agenterr' vs python -c 'pass' (fresh interpreter)",
+            ours,
+            theirs,
+            limit=None,
+            target="imports none of " + ", ".join(FORBIDDEN_IMPORTS),
+            met=not found,
+            note=note,
+        )
+    ]
+
+
+def main(quick: bool = False) -> list[dict[str, Any]]:
+    """Run every core benchmark; ``quick`` uses tiny loop counts and small bodies."""
+    return [*bench_status(quick), *bench_bodies(quick), *bench_import(quick)]
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from run import render
+
+    print(render(main(quick="--quick" in sys.argv[1:]), quick="--quick" in sys.argv[1:]))

@@ -1,0 +1,95 @@
+"""Smoke-run the core benchmarks and the runner so they never rot (no timing asserts)."""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+
+pytest.importorskip("urllib3")
+
+
+def _load(name: str) -> ModuleType:
+    if str(BENCHMARKS) not in sys.path:
+        sys.path.insert(0, str(BENCHMARKS))
+    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def rows() -> list[dict[str, Any]]:
+    result: list[dict[str, Any]] = _load("bench_core").main(quick=True)
+    return result
+
+
+def test_rows_are_well_formed(rows: list[dict[str, Any]]) -> None:
+    """Every row has a name, positive finite times, their ratio, a target and a verdict."""
+    assert rows
+    names = [r["name"] for r in rows]
+    assert len(names) == len(set(names))
+    for r in rows:
+        assert isinstance(r["name"], str) and r["name"]
+        for key in ("agenterr_s", "baseline_s"):
+            assert isinstance(r[key], float) and math.isfinite(r[key]) and r[key] > 0, r
+        assert r["ratio"] == pytest.approx(r["agenterr_s"] / r["baseline_s"])
+        assert isinstance(r["target"], str) and r["target"]
+        assert r["met"] is None or isinstance(r["met"], bool)
+        assert isinstance(r["note"], str)
+
+
+def test_every_issue_target_has_a_row(rows: list[dict[str, Any]]) -> None:
+    """The four measurements issue 2 asks for are all present and carry a verdict."""
+    targeted = [r["name"] for r in rows if r["met"] is not None]
+    assert any("from_status(503" in n and "is_retry" in n for n in targeted)
+    assert any("429" in n and "parse_retry_after" in n for n in targeted)
+    assert any("str body" in n for n in targeted)
+    assert any("bytes body" in n for n in targeted)
+    assert any("import agenterr" in n for n in targeted)
+
+
+def test_import_row_reports_heavy_imports(rows: list[dict[str, Any]]) -> None:
+    """The import row's verdict is the heavy-import check, not a timing."""
+    (row,) = [r for r in rows if "import agenterr" in r["name"]]
+    assert row["met"] is True, row["note"]
+
+
+def test_runner_renders_a_markdown_table(rows: list[dict[str, Any]], tmp_path: Path) -> None:
+    """run.py finds the suites and renders one table line per row."""
+    runner = _load("run")
+    assert "bench_core" in runner.discover()
+    document = runner.render([{"suite": "core", **r} for r in rows], quick=True)
+    table = [line for line in document.splitlines() if line.startswith("|")]
+    assert len(table) == len(rows) + 2
+    assert all(line.count(" | ") >= len(runner.COLUMNS) - 1 for line in table)
+    out = tmp_path / "results.md"
+    out.write_text(document, encoding="utf-8")
+    assert out.read_text(encoding="utf-8").startswith("# Benchmark results")
+
+
+def test_format_seconds() -> None:
+    """Durations get a readable unit and never raise on odd input."""
+    runner = _load("run")
+    assert runner.format_seconds(2.5e-7) == "250 ns"
+    assert runner.format_seconds(3.1e-6) == "3.1 µs"
+    assert runner.format_seconds(0.0184) == "18.4 ms"
+    assert runner.format_seconds(None) == "?"
+
+
+def test_runner_tolerates_other_result_shapes() -> None:
+    """A suite returning a flat mapping, or nothing, still yields rows instead of a crash."""
+    runner = _load("run")
+    rows = runner.normalise({"raises / bare": 1.01})
+    assert rows == [{"name": "raises / bare", "target": "info", "met": None, "note": "1.01"}]
+    (broken,) = runner.normalise(None)
+    assert broken["met"] is False
