@@ -76,7 +76,7 @@ _TOKEN_CHARS = r"[A-Za-z0-9\-._~+/]"
 _CREDENTIAL = rf"(?:(?={_TOKEN_CHARS}*[0-9]){_TOKEN_CHARS}{{8,}}|{_TOKEN_CHARS}{{24,}})=*"
 # An unquoted value: up to the next separator, unless it is an auth scheme (rule 1
 # handles those) or an earlier redaction.
-_BARE_VALUE = r"""(?!(?:bearer|basic|token)\s)(?!\[REDACTED\])[^\s"'&,;}\]]+"""
+_BARE_VALUE = r"""(?!(?:bearer|basic|token)(?:\s|\Z))(?!\[REDACTED\])[^\s"'&,;}\]]+"""
 _QUOTED_VALUE = r""""[^"]*"?|'[^']*'?"""
 
 
@@ -202,8 +202,10 @@ def snippet(body: object, cap: int = SNIPPET_CAP) -> str:
         # Most bodies fill the quote from their first 2*cap characters: clean that much
         # first, and only look at the rest of the window when stripping and folding
         # left the quote short. A 100 MB body then costs what a 1 KB one does.
-        head = text[: 2 * cap]
-        quoted = clean(head.rstrip(_CUT_TOKEN_CHARS) or head, cap)
+        # The head's last, possibly cut, token is dropped; a head that is one token can
+        # only be judged with the rest of the window.
+        head = text[: 2 * cap].rstrip(_CUT_TOKEN_CHARS)
+        quoted = clean(head, cap) if head else ""
         if quoted.endswith(TRUNCATED):
             return quoted
     if more:

@@ -122,7 +122,7 @@ def _reference_snippet(body: object, cap: int = SNIPPET_CAP) -> str:
     return quoted
 
 
-@settings(max_examples=300)
+@settings(max_examples=500)
 @given(parts=st.lists(st.sampled_from(_FRAGMENTS), min_size=1, max_size=400))
 def test_fast_snippet_equals_the_plain_pipeline(parts: list[str]) -> None:
     """Cleaning only a prefix first (the fast path) never changes what is quoted."""
