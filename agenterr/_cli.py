@@ -186,6 +186,15 @@ def _run_command(command: str, requests: list[Any]) -> list[object]:
     return answers
 
 
+def _matches(vector: dict[str, Any], got: object) -> bool:
+    """A vector passes when the answer equals ``expect``, or, for a vector that expects the
+    input to be refused, when the answer is an error naming ``expect_error``'s field."""
+    if "expect_error" in vector:
+        message = got.get("error") if isinstance(got, dict) else None
+        return isinstance(message, str) and message.startswith(f"{vector['expect_error']}:")
+    return got == vector.get("expect")
+
+
 def _cmd_vectors(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     try:
         vectors = load_vectors(args.path)
@@ -206,14 +215,15 @@ def _cmd_vectors(args: argparse.Namespace, parser: argparse.ArgumentParser) -> i
     failed = 0
     for index, vector in enumerate(vectors):
         got = answers[index] if index < len(answers) else None
-        if got == vector.get("expect"):
+        if _matches(vector, got):
             if args.verbose:
                 print(f"PASS {vector.get('id')}")
             continue
         failed += 1
+        expected = vector.get("expect", {"error": f"{vector.get('expect_error')}: …"})
         print(f"FAIL {vector.get('id')} ({vector.get('rule')})")
         print(f"  input:  {json.dumps(vector.get('input'), ensure_ascii=False)}")
-        print(f"  expect: {json.dumps(vector.get('expect'), ensure_ascii=False)}")
+        print(f"  expect: {json.dumps(expected, ensure_ascii=False)}")
         print(f"  got:    {json.dumps(got, ensure_ascii=False)}")
     print(f"conformance: {len(vectors) - failed} passed, {failed} failed")
     return EXIT_MISMATCH if failed else 0

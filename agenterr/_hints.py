@@ -55,11 +55,12 @@ _INVISIBLE = re.compile(
 _ANSI = re.compile(
     r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]{0,512}(?:\x07|\x1b\\)?|\x1b[@-_]?"
 )
+_ESCAPES = re.compile("[\x1b\x9b]")
 # White space is listed, not left to a regex engine's idea of \s, so that ports agree.
 _SPACE = re.compile("[\t\n\r \xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+")
 # A credential cut in half by the scan window must not survive as a visible prefix: the
 # run of these characters at a cut is dropped (str.rstrip, linear, unlike an anchored regex).
-_CUT_TOKEN_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-./+=:"
+_CUT_TOKEN_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-./+=:~"
 
 # Keys whose value is a secret whatever it looks like, and the two that are also common
 # words in error prose ("token: expired"), whose bare values must look generated.
@@ -199,13 +200,14 @@ def snippet(body: object, cap: int = SNIPPET_CAP) -> str:
     if not text:
         return ""
     if len(text) > 2 * cap:
-        # Most bodies fill the quote from their first 2*cap characters: clean that much
-        # first, and only look at the rest of the window when stripping and folding
-        # left the quote short. A 100 MB body then costs what a 1 KB one does.
-        # The head's last, possibly cut, token is dropped; a head that is one token can
-        # only be judged with the rest of the window.
-        head = text[: 2 * cap].rstrip(_CUT_TOKEN_CHARS)
-        quoted = clean(head, cap) if head else ""
+        # Most bodies fill the quote from their first 2*cap characters: clean only up to
+        # the last white space there, and look at the rest of the window only when the
+        # quote came out short. Nothing but an escape sequence reaches across white space
+        # (an OSC title can swallow it and join the text on both sides), so without one
+        # this is a prefix of cleaning the whole window, and 100 MB cost what 1 KB does.
+        cut = max(text.rfind(space, 0, 2 * cap) for space in " \n\t\r")
+        head = text[:cut] if cut > 0 else ""
+        quoted = clean(head, cap) if head and not _ESCAPES.search(head) else ""
         if quoted.endswith(TRUNCATED):
             return quoted
     if more:

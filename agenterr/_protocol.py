@@ -8,6 +8,7 @@ one runner can check any implementation against the vectors.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
 import json
@@ -31,12 +32,22 @@ __all__ = [
 ]
 
 
-class InvalidURL(ValueError):
+class InvalidURL(Exception):
     """The neutral ``invalid_url`` error kind (recognised by name, like httpx's)."""
 
 
-class UnsupportedProtocol(ValueError):
+class UnsupportedProtocol(Exception):
     """The neutral ``unsupported_scheme`` error kind."""
+
+
+class CarriedStatusError(Exception):
+    """The neutral ``http_status`` kind: an SDK-style error carrying status, headers, body."""
+
+    def __init__(self, message: str, status: int, headers: object, body: object) -> None:
+        super().__init__(message)
+        self.status_code = status
+        self.headers = headers
+        self.body = body
 
 
 ERROR_KINDS: dict[str, Callable[[str], BaseException]] = {
@@ -47,23 +58,56 @@ ERROR_KINDS: dict[str, Callable[[str], BaseException]] = {
     "invalid_url": InvalidURL,
     "unsupported_scheme": UnsupportedProtocol,
     "other": Exception,
+    "cancelled": asyncio.CancelledError,
 }
-"""SPEC.md §4.4's error kinds and the native exception each one becomes here."""
-
+"""SPEC.md §4.4's simple error kinds and the native exception each one becomes here
+(``http_status`` and ``group`` take extra fields and are built by :func:`make_error`)."""
+_KINDS = (*ERROR_KINDS, "http_status", "group")
+_ERROR_FIELDS = frozenset({"kind", "message", "cause", "status", "headers", "body", "members"})
+_MAX_ERROR_DEPTH = 128
 _REQUEST_KEYS = frozenset({"status", "body", "body_base64", "headers", "error", "now"})
 
 
-def make_error(spec: object) -> BaseException:
-    """Build the native exception for an ``{"kind": …, "message": …}`` object."""
+def make_error(spec: object, *, outermost: bool = True, depth: int = 0) -> BaseException:
+    """Build the native exception for an error object of SPEC.md §4.4 (``ValueError`` if bad)."""
+    if depth > _MAX_ERROR_DEPTH:
+        raise ValueError("error: nested too deeply")
     if not isinstance(spec, dict):
         raise ValueError("error: must be an object with a 'kind'")
+    unknown = set(spec) - _ERROR_FIELDS
+    if unknown:
+        raise ValueError(f"error.{sorted(unknown)[0]}: unknown field")
     kind = spec.get("kind")
-    if kind not in ERROR_KINDS:
-        raise ValueError(f"error.kind: must be one of {', '.join(ERROR_KINDS)}")
+    if kind not in _KINDS:
+        raise ValueError(f"error.kind: must be one of {', '.join(_KINDS)}")
     message = spec.get("message", "")
     if not isinstance(message, str):
         raise ValueError("error.message: must be a string")
-    return ERROR_KINDS[kind](message)
+    error: BaseException
+    if kind == "http_status":
+        status = spec.get("status")
+        if type(status) is not int or not 100 <= status <= 599:
+            raise ValueError("error.status: must be an integer from 100 to 599")
+        body = spec.get("body")
+        if body is not None and not isinstance(body, str):
+            raise ValueError("error.body: must be a string")
+        error = CarriedStatusError(message, status, _headers(spec.get("headers")), body)
+    elif kind == "group":
+        members = spec.get("members")
+        if not isinstance(members, list) or not members:
+            raise ValueError("error.members: must be a non-empty list of error objects")
+        built = [make_error(m, outermost=False, depth=depth + 1) for m in members]
+        exceptions = [m for m in built if isinstance(m, Exception)]
+        if len(exceptions) != len(built):
+            raise ValueError("error.members: 'cancelled' cannot be a group member")
+        error = ExceptionGroup(message, exceptions)
+    else:
+        if kind == "cancelled" and (not outermost or "cause" in spec):
+            raise ValueError("error.kind: 'cancelled' is only the outermost error, uncaused")
+        error = ERROR_KINDS[kind](message)
+    if "cause" in spec:
+        error.__cause__ = make_error(spec["cause"], outermost=False, depth=depth + 1)
+    return error
 
 
 def _headers(value: object) -> object:
@@ -92,11 +136,19 @@ def parse_clock(value: object) -> Clock:
     return float(value)
 
 
-def outcome_for_request(request: object) -> Outcome[None]:
-    """Classify one request object. Raises ``ValueError`` naming the bad field."""
+def outcome_for_request(request: object) -> Outcome[Any]:
+    """The outcome for one request object of SPEC.md §9.2: a classification, a pre-flight
+    ``schema_invalid`` list, or a ``wire`` object read back. Raises ``ValueError`` naming the
+    bad field (for ``wire``, the field ``Outcome.from_dict`` names)."""
     if not isinstance(request, dict):
         raise ValueError("request: must be a JSON object")
+    if "wire" in request:
+        if set(request) != {"wire"}:
+            raise ValueError("wire: allowed only on its own")
+        return Outcome.from_dict(request["wire"])
     if "schema_invalid" in request:
+        if set(request) != {"schema_invalid"}:
+            raise ValueError("schema_invalid: allowed only on its own")
         problems = request["schema_invalid"]
         if not isinstance(problems, list) or not all(isinstance(p, str) for p in problems):
             raise ValueError("schema_invalid: must be a list of strings")

@@ -269,3 +269,15 @@ def test_hint_has_no_control_characters() -> None:
     bad = "".join(chr(c) for c in range(0x20)) + "\x7f\x9b"
     for status in (400, 401, 404, 429, 500):
         assert not re.search(r"[\x00-\x1f\x7f-\x9f]", from_status(status, bad).llm_hint)
+
+
+def test_window_cut_drops_tilde_tokens_too() -> None:
+    """Every credential character counts as part of a cut token, '~' included."""
+    body = "\n" * (SCAN_WINDOW - 30) + "auth Bearer abcdefg~1x" + "y" * 100
+    assert snippet(body) == "auth Bearer" + TRUNCATED
+
+
+def test_fast_path_never_leaks_past_the_head() -> None:
+    """A credential just past the fast path's prefix is still judged whole."""
+    body = "q" * 485 + " " * 500 + "Bearer abcdefg~1xyz more text"
+    assert "abcdefg" not in snippet(body)

@@ -131,3 +131,19 @@ def test_fast_snippet_equals_the_plain_pipeline(parts: list[str]) -> None:
     body = "".join(parts)
     assert snippet(body) == _reference_snippet(body)
     assert snippet(body, 50) == _reference_snippet(body, 50)
+
+
+def test_fast_snippet_escape_regression() -> None:
+    """An OSC escape spanning the fast path's cut joins text across white space (found by
+    differential fuzzing): such a head is never judged alone."""
+    from agenterr._hints import snippet
+
+    body = (
+        "x" * 45
+        + 'api_key: Basic ,123"m'
+        + "q" * 200
+        + "Bearer AIzaabcdefghijklmnop:sk-AIza\x1b] '\t\xa0"
+        + "q" * 120
+        + "z" * 421
+    )
+    assert snippet(body, 300) == _reference_snippet(body, 300)

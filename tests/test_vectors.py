@@ -1,0 +1,148 @@
+"""Replay every conformance vector of spec/vectors.json (SPEC.md section 9).
+
+Each vector's input becomes one call of the Python API (``classify``, ``schema_invalid`` or
+``Outcome.from_dict``), and the outcome's wire form must equal the vector's ``expect`` as a JSON
+value, hint included code point for code point. The file itself is checked too: unique ids,
+rules that name anchors of SPEC.md, and coverage of every status row, error kind and redaction
+rule, so SPEC.md, the vectors and the code cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agenterr._protocol import outcome_for_request
+
+ROOT = Path(__file__).resolve().parent.parent
+SPEC_TEXT = (ROOT / "SPEC.md").read_text(encoding="utf-8")
+DOCUMENT: dict[str, Any] = json.loads((ROOT / "spec" / "vectors.json").read_text(encoding="utf-8"))
+VECTORS: list[dict[str, Any]] = DOCUMENT["vectors"]
+ANCHORS = set(re.findall(r'<a id="([^"]+)"></a>', SPEC_TEXT))
+
+_CLASSIFY_FIELDS = {"status", "body", "body_base64", "headers", "error", "now"}
+_ERROR_FIELDS = {"kind", "message", "cause", "status", "headers", "body", "members"}
+_WIRE_KEYS = {"ok", "code", "class", "retryable", "llm_hint", "retry_after_seconds", "status"}
+
+
+# --- one test per vector --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("vector", VECTORS, ids=[v["id"] for v in VECTORS])
+def test_vector(vector: dict[str, Any]) -> None:
+    if "expect_error" in vector:
+        field = vector["expect_error"]
+        with pytest.raises(ValueError) as caught:
+            outcome_for_request(vector["input"])
+        assert str(caught.value).startswith(f"{field}:"), str(caught.value)
+        return
+    outcome = outcome_for_request(vector["input"])
+    # Compare as JSON values: what goes on the wire, not Python object identity.
+    assert json.loads(outcome.to_json()) == vector["expect"]
+
+
+# --- the file itself --------------------------------------------------------------------------
+
+
+def test_spec_version_matches_spec() -> None:
+    assert f"**Spec version {DOCUMENT['spec_version']}.**" in SPEC_TEXT
+
+
+def test_enough_vectors() -> None:
+    assert len(VECTORS) >= 150
+
+
+def test_ids_unique_and_kebab_case() -> None:
+    ids = [v["id"] for v in VECTORS]
+    assert len(ids) == len(set(ids))
+    for vector_id in ids:
+        assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", vector_id), vector_id
+
+
+def test_rules_name_spec_anchors() -> None:
+    unknown = {v["id"]: v["rule"] for v in VECTORS if v["rule"] not in ANCHORS}
+    assert not unknown
+
+
+def test_vector_shape() -> None:
+    for vector in VECTORS:
+        assert set(vector) <= {"id", "rule", "note", "input", "expect", "expect_error"}, vector
+        assert ("expect" in vector) != ("expect_error" in vector), vector["id"]
+        assert ("expect_error" not in vector) or "wire" in vector["input"], vector["id"]
+        if "expect" in vector:
+            expect = vector["expect"]
+            assert set(expect) <= _WIRE_KEYS and {"ok", "retryable"} <= set(expect), vector["id"]
+
+
+@pytest.mark.parametrize("prefix", ["status-row-", "error-kind-", "redaction-rule-"])
+def test_every_row_is_covered(prefix: str) -> None:
+    rows = {anchor for anchor in ANCHORS if anchor.startswith(prefix)}
+    assert rows, prefix
+    covered = {v["rule"] for v in VECTORS}
+    assert rows - covered == set()
+
+
+def test_every_normative_section_is_covered() -> None:
+    sections = {
+        "status-rules",
+        "transport-rules",
+        "error-chain",
+        "retry-after",
+        "retry-after-headers",
+        "retry-after-delta",
+        "retry-after-dates",
+        "retry-after-list",
+        "retry-after-result",
+        "hint-templates",
+        "hint-placeholders",
+        "hint-malformed",
+        "hint-unknown",
+        "hint-schema",
+        "hint-examples",
+        "quoting-window",
+        "quoting-clean",
+        "quoting-steps",
+        "redaction",
+        "wire-reading",
+    }
+    assert sections <= ANCHORS
+    covered = {v["rule"] for v in VECTORS}
+    prefixes = ("status-row-", "error-kind-", "redaction-rule-")
+    covered |= {"status-rules"} if any(r.startswith(prefixes[0]) for r in covered) else set()
+    covered |= {"redaction"} if any(r.startswith(prefixes[2]) for r in covered) else set()
+    assert sections - covered == set()
+
+
+def _status_in_row(status: object, row: str) -> bool:
+    if row == "non-integer":
+        return not isinstance(status, int) or isinstance(status, bool)
+    if not isinstance(status, int) or isinstance(status, bool):
+        return False
+    if row == "other-integer":
+        return status != 0 and not 100 <= status <= 599
+    if row == "4xx-other":
+        return 400 <= status <= 499
+    if row.endswith("xx"):
+        return status // 100 == int(row[0])
+    low, _, high = row.partition("-")
+    return int(low) <= status <= int(high or low)
+
+
+def test_status_rows_use_their_statuses() -> None:
+    for vector in VECTORS:
+        rule = vector["rule"]
+        if rule.startswith("status-row-"):
+            status = vector["input"].get("status", 0)
+            assert _status_in_row(status, rule.removeprefix("status-row-")), vector["id"]
+
+
+def test_error_kind_rows_use_their_kind() -> None:
+    for vector in VECTORS:
+        rule = vector["rule"]
+        if rule.startswith("error-kind-"):
+            kind = vector["input"]["error"]["kind"]
+            assert rule == f"error-kind-{kind.replace('_', '-')}", vector["id"]
