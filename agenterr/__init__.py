@@ -7,6 +7,8 @@ the model's context, and the server's Retry-After. Pure, stdlib-only, never rais
 
 from __future__ import annotations
 
+import typing as _typing
+
 from ._classify import (
     classify,
     code_for_status,
@@ -39,6 +41,7 @@ __all__ = [
     "Outcome",
     "SelfCorrectableToolError",
     "TransientToolError",
+    "classified_tool",
     "classify",
     "code_for_status",
     "codes",
@@ -52,12 +55,26 @@ __all__ = [
     "succeeded",
 ]
 
+if _typing.TYPE_CHECKING:
+    from ._decorator import classified_tool
+
 __version__: str  # resolved lazily from the installed metadata by __getattr__
 
 
-def __getattr__(name: str) -> str:
+# The decorator needs wrapt (which imports asyncio): loaded on first use, so classifying
+# alone, and the command line, start fast.
+def __getattr__(name: str) -> _typing.Any:
+    if name == "classified_tool":
+        from ._decorator import classified_tool
+
+        globals()["classified_tool"] = classified_tool
+        return classified_tool
     if name == "__version__":
         from importlib.metadata import version
 
         return version("agenterr")
     raise AttributeError(f"module 'agenterr' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__, "__version__"})

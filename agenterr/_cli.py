@@ -262,6 +262,12 @@ def _parser() -> argparse.ArgumentParser:
     codes_cmd = sub.add_parser("codes", help="print the taxonomy")
     codes_cmd.add_argument("--format", choices=["text", "markdown", "json"], default="text")
 
+    demo = sub.add_parser(
+        "demo", help="watch agenterr steer an agent through a flaky API (offline, seconds)"
+    )
+    demo.add_argument("--seed", type=int, help="make the run reproducible")
+    demo.add_argument("--no-color", action="store_true", help="plain text (also: NO_COLOR=1)")
+
     vectors = sub.add_parser(
         "vectors",
         help="run the conformance vectors against this or another implementation",
@@ -296,5 +302,9 @@ def _main(argv: Sequence[str] | None) -> int:
         return _cmd_classify(args, parser)
     if args.command == "codes":
         return _cmd_codes(args)
+    if args.command == "demo":
+        from ._demo import run_demo
+
+        return run_demo(seed=args.seed, color=False if args.no_color else None)
     args.command = args.command_line
     return _cmd_vectors(args, parser)

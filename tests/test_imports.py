@@ -57,3 +57,17 @@ def test_classifying_loads_no_heavy_package() -> None:
         check=True,
     )
     assert json.loads(out.stdout) == []
+
+
+def test_decorator_loads_on_first_use() -> None:
+    """wrapt (and the asyncio it imports) load only when classified_tool is first used."""
+    probe = (
+        "import sys, agenterr\n"
+        "before = {'wrapt', 'asyncio'} & set(sys.modules)\n"
+        "tool = agenterr.classified_tool\n"
+        "print(sorted(before), 'wrapt' in sys.modules, tool.__module__)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.split() == ["[]", "True", "agenterr._decorator"]

@@ -1,0 +1,701 @@
+"""``@classified_tool``: every failure of a tool function becomes an Outcome or a typed error.
+
+The wrapper is a ``wrapt.FunctionWrapper``, so the decorated tool keeps the wrapped
+function's signature, name, docstring, annotations, coroutine-ness and method binding, and
+frameworks that build a JSON schema from it see no difference. The code path (sync, async,
+generator, async generator; Outcome or raising) is chosen once, at decoration time.
+
+The success path is one ``try``, one set lookup on the result's type and, in Outcome mode,
+building the Outcome. Everything else, including the diagnosis of arguments that do not
+bind, runs only after the tool failed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import logging
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterator,
+    Callable,
+    Coroutine,
+    Generator,
+    Iterator,
+    Mapping,
+)
+from dataclasses import dataclass, fields, replace
+from types import CodeType
+from typing import Any, Literal, ParamSpec, Protocol, TypeAlias, TypeVar, overload
+
+import wrapt
+
+from ._classify import from_error, from_response, schema_invalid
+from ._exceptions import (
+    binding_problems,
+    entered,
+    is_transport,
+    may_have_taken_effect,
+    package_of,
+    validation_problems,
+)
+from ._hints import clean, hint_for, where
+from ._outcome import Outcome
+from ._taxonomy import Code
+from .errors import AgentToolError, error_for
+
+__all__ = ["ErrorRule", "FailureObserver", "classified_tool"]
+
+P = ParamSpec("P")
+T = TypeVar("T")
+S = TypeVar("S")
+R = TypeVar("R")
+F = TypeVar("F", bound="Callable[..., Any] | staticmethod[Any, Any] | classmethod[Any, Any, Any]")
+
+ErrorRule: TypeAlias = Code | Callable[[Any], Outcome[Any] | None]
+"""How ``errors=`` maps an exception type: a code, or a function returning an Outcome or None."""
+FailureObserver: TypeAlias = Callable[[str, Outcome[Any], BaseException | None], object]
+"""``on_failure(tool_name, outcome, exception_or_None)``, called once per failure."""
+
+logger = logging.getLogger("agenterr")
+"""Every failure is logged here: WARNING for UNKNOWN (with the traceback), INFO otherwise."""
+# A library must not print through logging's last-resort handler when the application has
+# not configured logging; a handler of the application's sees every record as usual.
+logger.addHandler(logging.NullHandler())
+
+_Wrapper = Callable[[Any, Any, tuple[Any, ...], dict[str, Any]], Any]
+
+
+# --- building outcomes -----------------------------------------------------------------
+
+
+def _fast_success() -> Callable[[Any], Outcome[Any]]:
+    """``Outcome.success`` without the frozen dataclass ``__init__``.
+
+    The frozen ``__init__`` goes through ``object.__setattr__`` per field and is most of
+    the Outcome mode's overhead; writing the slots directly costs well under half. If the
+    core's fields ever change shape this falls back to the public constructor, so it can
+    be slower but never wrong.
+    """
+    names = tuple(f.name for f in fields(Outcome))
+    if names != ("code", "llm_hint", "retry_after", "status", "value", "error"):
+        return Outcome.success
+    set_code, set_hint, set_after, set_status, set_value, set_error = (
+        Outcome.__dict__[name].__set__ for name in names
+    )
+    new = object.__new__
+
+    def success(value: Any) -> Outcome[Any]:
+        outcome: Outcome[Any] = new(Outcome)
+        set_code(outcome, None)
+        set_hint(outcome, "")
+        set_after(outcome, None)
+        set_status(outcome, 0)
+        set_value(outcome, value)
+        set_error(outcome, None)
+        return outcome
+
+    probe = object()
+    built = success(probe)
+    if built != Outcome.success(probe) or built.value is not probe or built.error is not None:
+        return Outcome.success
+    return success
+
+
+_success = _fast_success()
+
+_BUG_HINT = hint_for(Code.UNKNOWN, "")
+_MAYBE_APPLIED_HINT = (
+    "This call may already have taken effect{where}: the request may have reached the API "
+    "before it failed, so repeating it could do the same thing twice. Do not retry it "
+    "blindly: check whether it took effect (for example by looking the result up) or report "
+    "it to the user or the orchestrator."
+)
+
+
+def _exception_text(exc: BaseException) -> str:
+    try:
+        text = str(exc)
+    except Exception:
+        return ""
+    return clean(text[:2048], 300) if isinstance(text, str) else ""
+
+
+def _bug(exc: BaseException, expose: bool) -> Outcome[Any]:
+    hint = _BUG_HINT
+    if expose:
+        text = _exception_text(exc)
+        name = clean(type(exc).__name__, 100)
+        hint += f" The tool raised {name}: {text}" if text else f" The tool raised {name}."
+    return Outcome(Code.UNKNOWN, hint, None, 0, None, exc)
+
+
+def _maybe_applied(outcome: Outcome[Any], exc: BaseException | None) -> Outcome[Any]:
+    hint = _MAYBE_APPLIED_HINT.format(where=where(outcome.status, transport=True))
+    return Outcome(Code.UNKNOWN, hint, None, outcome.status, None, outcome.error or exc)
+
+
+# --- result kinds ----------------------------------------------------------------------
+
+# Response classes recognised when returned, by (top-level package, class name) anywhere in
+# the MRO; a non-2xx one is a failure, classified without calling raise_for_status().
+_RESPONSE_CLASSES = frozenset(
+    {
+        ("httpx", "Response"),
+        ("httpx2", "Response"),
+        ("requests", "Response"),
+        ("aiohttp", "ClientResponse"),
+        ("http", "HTTPResponse"),
+    }
+)
+_PLAIN: set[type] = set()
+"""Result types that are neither an Outcome nor a response: returned as they are."""
+_PLAIN_LIMIT = 1024
+_OUTCOME, _RESPONSE, _OTHER = 1, 2, 3
+
+
+def _result_kind(tp: type) -> int:
+    if issubclass(tp, Outcome):
+        return _OUTCOME
+    for cls in tp.__mro__:
+        if (package_of(cls), cls.__name__) in _RESPONSE_CLASSES:
+            return _RESPONSE
+    if len(_PLAIN) < _PLAIN_LIMIT:
+        _PLAIN.add(tp)
+    return _OTHER
+
+
+# --- the policy ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Policy:
+    name: str
+    errors: Mapping[type[Exception], ErrorRule] | None
+    expose_errors: bool
+    idempotent: bool
+    on_failure: FailureObserver | None
+    code: CodeType | None
+    """The tool body's code object, to tell a TypeError raised inside it from a bad call."""
+
+    def notify(self, outcome: Outcome[Any], exc: BaseException | None) -> None:
+        if self.on_failure is not None:
+            try:
+                self.on_failure(self.name, outcome, exc)
+            except Exception:
+                logger.warning("on_failure observer of tool %s raised", self.name, exc_info=True)
+        level = logging.WARNING if outcome.code is Code.UNKNOWN else logging.INFO
+        if logger.isEnabledFor(level):
+            logger.log(
+                level,
+                "tool %s failed: %s",
+                self.name,
+                outcome,
+                exc_info=exc if level == logging.WARNING and exc is not None else None,
+                extra={"agenterr_tool": self.name, "agenterr_outcome": outcome},
+            )
+
+    def mapped(self, exc: Exception) -> Outcome[Any] | None:
+        """The ``errors=`` rule of the most specific class in ``exc``'s MRO, if any."""
+        assert self.errors is not None
+        for cls in type(exc).__mro__:
+            rule = self.errors.get(cls)
+            if rule is None:
+                continue
+            if isinstance(rule, Code):
+                return Outcome.failure(rule, error=exc)
+            try:
+                result = rule(exc)
+            except Exception:
+                logger.warning(
+                    "errors= rule for %s of tool %s raised; using the default rules",
+                    cls.__name__,
+                    self.name,
+                    exc_info=True,
+                )
+                return None
+            if not isinstance(result, Outcome):
+                return None
+            if result.failed and result.error is None:
+                result = replace(result, error=exc)
+            return result
+        return None
+
+    def classify(
+        self,
+        exc: Exception,
+        call: Any,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        at_call: bool,
+    ) -> Outcome[Any]:
+        """The outcome of an exception raised by the tool (``at_call``: by the call itself)."""
+        if isinstance(exc, AgentToolError):
+            return exc.outcome
+        if self.errors:
+            outcome = self.mapped(exc)
+            if outcome is not None:
+                return outcome
+        if at_call and isinstance(exc, TypeError) and not entered(exc.__traceback__, self.code):
+            problems = _binding(call, args, kwargs)
+            if problems:
+                return replace(schema_invalid(*problems), error=exc)
+        invalid = validation_problems(exc)
+        if invalid is not None:
+            return replace(schema_invalid(*invalid), error=exc)
+        if is_transport(exc):
+            outcome = from_error(exc)
+            if outcome.failed:
+                return self.guard(outcome, exc)
+        return _bug(exc, self.expose_errors)
+
+    def guard(self, outcome: Outcome[Any], exc: BaseException | None) -> Outcome[Any]:
+        """For a non-idempotent tool, a retryable failure that may have reached the server
+        becomes UNKNOWN."""
+        if self.idempotent or not outcome.retryable:
+            return outcome
+        if may_have_taken_effect(outcome.status, exc):
+            return _maybe_applied(outcome, exc)
+        return outcome
+
+    def on_exception(
+        self,
+        exc: Exception,
+        call: Any,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        at_call: bool,
+    ) -> Outcome[Any]:
+        outcome = self.classify(exc, call, args, kwargs, at_call)
+        if outcome.failed:
+            self.notify(outcome, exc)
+        return outcome
+
+    def on_result(self, value: Any) -> Outcome[Any]:
+        """The outcome of a value the tool returned (or yielded) that is not plain."""
+        kind = _result_kind(type(value))
+        if kind == _OUTCOME:
+            outcome: Outcome[Any] = value
+            if outcome.failed:
+                self.notify(outcome, outcome.error)
+            return outcome
+        if kind == _RESPONSE:
+            outcome = from_response(value)
+            if outcome.ok:
+                return _success(value)
+            outcome = self.guard(outcome, None)
+            self.notify(outcome, None)
+            return outcome
+        return _success(value)
+
+
+def _binding(call: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[str]:
+    try:
+        signature = inspect.signature(call)
+    except (TypeError, ValueError):
+        return []
+    return binding_problems(signature, args, kwargs)
+
+
+def _value(outcome: Outcome[Any]) -> Any:
+    """Raises mode: the value of an ok outcome, or its typed error."""
+    if outcome.ok:
+        return outcome.value
+    raise error_for(outcome) from outcome.error
+
+
+# --- the wrappers, one per (kind, mode) ------------------------------------------------
+
+
+def _sync(policy: _Policy, raises: bool) -> _Wrapper:
+    plain, success = _PLAIN, _success
+
+    if raises:
+
+        def call_raising(wrapped: Any, instance: Any, args: Any, kwargs: Any) -> Any:
+            try:
+                result = wrapped(*args, **kwargs)
+            except AgentToolError as exc:
+                policy.notify(exc.outcome, exc)
+                raise
+            except Exception as exc:
+                outcome = policy.on_exception(exc, wrapped, args, kwargs, True)
+                if outcome.ok:
+                    return outcome.value
+                raise error_for(outcome) from exc
+            if type(result) in plain:
+                return result
+            return _value(policy.on_result(result))
+
+        return call_raising
+
+    def call(wrapped: Any, instance: Any, args: Any, kwargs: Any) -> Any:
+        try:
+            result = wrapped(*args, **kwargs)
+        except Exception as exc:
+            return policy.on_exception(exc, wrapped, args, kwargs, True)
+        if type(result) in plain:
+            return success(result)
+        return policy.on_result(result)
+
+    return call
+
+
+def _async(policy: _Policy, raises: bool) -> _Wrapper:
+    plain, success = _PLAIN, _success
+
+    if raises:
+
+        async def call_raising(wrapped: Any, instance: Any, args: Any, kwargs: Any) -> Any:
+            try:
+                result = await wrapped(*args, **kwargs)
+            except AgentToolError as exc:
+                policy.notify(exc.outcome, exc)
+                raise
+            except Exception as exc:
+                outcome = policy.on_exception(exc, wrapped, args, kwargs, True)
+                if outcome.ok:
+                    return outcome.value
+                raise error_for(outcome) from exc
+            if type(result) in plain:
+                return result
+            return _value(policy.on_result(result))
+
+        return call_raising
+
+    async def call(wrapped: Any, instance: Any, args: Any, kwargs: Any) -> Any:
+        try:
+            result = await wrapped(*args, **kwargs)
+        except Exception as exc:
+            return policy.on_exception(exc, wrapped, args, kwargs, True)
+        if type(result) in plain:
+            return success(result)
+        return policy.on_result(result)
+
+    return call
+
+
+# Generators. The call itself (where arguments bind) happens eagerly, as for a plain
+# generator function; the body's failures surface during iteration.
+#   Outcome mode: every item is an Outcome (Outcome.success(item), or the item's own
+#   classification if it is an Outcome or a response). An exception ends the iteration
+#   with one last, failed Outcome; a failure at the call gives a one-item iterator.
+#   Raises mode: items pass through; an exception (or a failed item) raises the typed
+#   error and ends the iteration; a failure at the call raises at the call.
+
+
+def _item(policy: _Policy, item: Any, raises: bool) -> Any:
+    if type(item) in _PLAIN:
+        return item if raises else _success(item)
+    outcome = policy.on_result(item)
+    return _value(outcome) if raises else outcome
+
+
+def _generator(policy: _Policy, raises: bool) -> _Wrapper:
+    def iterate(gen: Generator[Any, Any, Any]) -> Generator[Any, Any, Any]:
+        sent: Any = None
+        thrown: BaseException | None = None
+        try:
+            while True:
+                try:
+                    item = gen.send(sent) if thrown is None else gen.throw(thrown)
+                except StopIteration as stop:
+                    return stop.value
+                except AgentToolError as exc:
+                    policy.notify(exc.outcome, exc)
+                    if raises:
+                        raise
+                    yield exc.outcome
+                    return None
+                except Exception as exc:
+                    outcome = policy.on_exception(exc, None, (), {}, False)
+                    if raises:
+                        if outcome.ok:
+                            yield outcome.value
+                            return None
+                        raise error_for(outcome) from exc
+                    yield outcome
+                    return None
+                sent, thrown = None, None
+                try:
+                    sent = yield _item(policy, item, raises)
+                except GeneratorExit:
+                    raise
+                except BaseException as exc:  # forwarded into the tool, as yield from does
+                    thrown = exc
+        finally:
+            gen.close()
+
+    def failed_at_call(outcome: Outcome[Any]) -> Generator[Any, Any, None]:
+        yield outcome
+
+    def call(wrapped: Any, instance: Any, args: Any, kwargs: Any) -> Any:
+        try:
+            gen = wrapped(*args, **kwargs)
+        except Exception as exc:
+            outcome = policy.on_exception(exc, wrapped, args, kwargs, True)
+            if not raises:
+                return failed_at_call(outcome)
+            if isinstance(exc, AgentToolError):
+                raise
+            raise error_for(outcome) from exc
+        return iterate(gen)
+
+    return call
+
+
+def _async_generator(policy: _Policy, raises: bool) -> _Wrapper:
+    async def iterate(agen: AsyncGenerator[Any, Any]) -> AsyncGenerator[Any, Any]:
+        sent: Any = None
+        thrown: BaseException | None = None
+        try:
+            while True:
+                try:
+                    item = await (agen.asend(sent) if thrown is None else agen.athrow(thrown))
+                except StopAsyncIteration:
+                    return
+                except AgentToolError as exc:
+                    policy.notify(exc.outcome, exc)
+                    if raises:
+                        raise
+                    yield exc.outcome
+                    return
+                except Exception as exc:
+                    outcome = policy.on_exception(exc, None, (), {}, False)
+                    if raises:
+                        if outcome.ok:
+                            yield outcome.value
+                            return
+                        raise error_for(outcome) from exc
+                    yield outcome
+                    return
+                sent, thrown = None, None
+                try:
+                    sent = yield _item(policy, item, raises)
+                except GeneratorExit:
+                    raise
+                except BaseException as exc:
+                    thrown = exc
+        finally:
+            await agen.aclose()
+
+    async def failed_at_call(outcome: Outcome[Any]) -> AsyncGenerator[Any, Any]:
+        yield outcome
+
+    def call(wrapped: Any, instance: Any, args: Any, kwargs: Any) -> Any:
+        try:
+            agen = wrapped(*args, **kwargs)
+        except Exception as exc:
+            outcome = policy.on_exception(exc, wrapped, args, kwargs, True)
+            if not raises:
+                return failed_at_call(outcome)
+            if isinstance(exc, AgentToolError):
+                raise
+            raise error_for(outcome) from exc
+        return iterate(agen)
+
+    return call
+
+
+# --- decoration ------------------------------------------------------------------------
+
+
+def _function_of(fn: Any) -> Any:
+    """The function behind a staticmethod, classmethod or callable object."""
+    if isinstance(fn, (staticmethod, classmethod)):
+        fn = fn.__func__
+    return fn
+
+
+def _call_method(obj: Any) -> Any:
+    """The ``__call__`` defined by ``obj``'s class or its nearest base, as stored."""
+    for klass in type(obj).__mro__:
+        if "__call__" in klass.__dict__:
+            return klass.__dict__["__call__"]
+    return None
+
+
+def _kind_of(fn: Any) -> Callable[[_Policy, bool], _Wrapper]:
+    target = _function_of(fn)
+    candidates = [target]
+    if not inspect.isroutine(target) and not inspect.isclass(target):
+        candidates.append(_call_method(target))  # a callable object
+    for candidate in candidates:
+        if inspect.isasyncgenfunction(candidate):
+            return _async_generator
+        if inspect.iscoroutinefunction(candidate):
+            return _async
+        if inspect.isgeneratorfunction(candidate):
+            return _generator
+    return _sync
+
+
+def _code_of(fn: Any) -> CodeType | None:
+    target = _function_of(fn)
+    with contextlib.suppress(ValueError):  # a __wrapped__ cycle
+        target = inspect.unwrap(target)
+    code = getattr(target, "__code__", None)
+    if code is None:  # a callable object: its __call__ runs the body
+        code = getattr(_call_method(target), "__code__", None)
+    return code if isinstance(code, CodeType) else None
+
+
+def _name_of(fn: Any) -> str:
+    target = _function_of(fn)
+    name = getattr(target, "__name__", None)
+    return name if isinstance(name, str) else type(target).__name__
+
+
+def _check_options(errors: object, on_failure: object) -> None:
+    if on_failure is not None and not callable(on_failure):
+        raise TypeError("on_failure must be a callable(tool_name, outcome, exception)")
+    if errors is None:
+        return
+    if not isinstance(errors, Mapping):
+        raise TypeError("errors must be a mapping of exception types to a Code or a callable")
+    for key, rule in errors.items():
+        if not (isinstance(key, type) and issubclass(key, BaseException)):
+            raise TypeError(f"errors: {key!r} is not an exception type")
+        if not (isinstance(rule, Code) or callable(rule)):
+            raise TypeError(f"errors[{key.__name__}]: expected a Code or a callable, got {rule!r}")
+
+
+class _OutcomeDecorator(Protocol):
+    @overload
+    def __call__(  # type: ignore[overload-overlap]
+        self, fn: Callable[P, Coroutine[Any, Any, T]], /
+    ) -> Callable[P, Coroutine[Any, Any, Outcome[T]]]: ...
+    @overload
+    def __call__(  # type: ignore[overload-overlap]
+        self, fn: Callable[P, AsyncGenerator[T, S]], /
+    ) -> Callable[P, AsyncGenerator[Outcome[T], S]]: ...
+    @overload
+    def __call__(  # type: ignore[overload-overlap]
+        self, fn: Callable[P, AsyncIterator[T]], /
+    ) -> Callable[P, AsyncIterator[Outcome[T]]]: ...
+    @overload
+    def __call__(  # type: ignore[overload-overlap]
+        self, fn: Callable[P, Generator[T, S, R]], /
+    ) -> Callable[P, Generator[Outcome[T], S, R | None]]: ...
+    @overload
+    def __call__(  # type: ignore[overload-overlap]
+        self, fn: Callable[P, Iterator[T]], /
+    ) -> Callable[P, Iterator[Outcome[T]]]: ...
+    @overload
+    def __call__(self, fn: Callable[P, T], /) -> Callable[P, Outcome[T]]: ...
+
+
+class _RaisingDecorator(Protocol):
+    def __call__(self, fn: F, /) -> F: ...
+
+
+@overload
+def classified_tool(  # type: ignore[overload-overlap]
+    fn: Callable[P, Coroutine[Any, Any, T]], /
+) -> Callable[P, Coroutine[Any, Any, Outcome[T]]]: ...
+@overload
+def classified_tool(  # type: ignore[overload-overlap]
+    fn: Callable[P, AsyncGenerator[T, S]], /
+) -> Callable[P, AsyncGenerator[Outcome[T], S]]: ...
+@overload
+def classified_tool(  # type: ignore[overload-overlap]
+    fn: Callable[P, AsyncIterator[T]], /
+) -> Callable[P, AsyncIterator[Outcome[T]]]: ...
+@overload
+def classified_tool(  # type: ignore[overload-overlap]
+    fn: Callable[P, Generator[T, S, R]], /
+) -> Callable[P, Generator[Outcome[T], S, R | None]]: ...
+@overload
+def classified_tool(  # type: ignore[overload-overlap]
+    fn: Callable[P, Iterator[T]], /
+) -> Callable[P, Iterator[Outcome[T]]]: ...
+@overload
+def classified_tool(fn: Callable[P, T], /) -> Callable[P, Outcome[T]]: ...
+@overload
+def classified_tool(
+    *,
+    raises: Literal[False] = False,
+    errors: Mapping[type[Exception], ErrorRule] | None = None,
+    expose_errors: bool = False,
+    idempotent: bool = True,
+    on_failure: FailureObserver | None = None,
+) -> _OutcomeDecorator: ...
+@overload
+def classified_tool(
+    *,
+    raises: Literal[True],
+    errors: Mapping[type[Exception], ErrorRule] | None = None,
+    expose_errors: bool = False,
+    idempotent: bool = True,
+    on_failure: FailureObserver | None = None,
+) -> _RaisingDecorator: ...
+def classified_tool(
+    fn: Any = None,
+    /,
+    *,
+    raises: bool = False,
+    errors: Mapping[type[Exception], ErrorRule] | None = None,
+    expose_errors: bool = False,
+    idempotent: bool = True,
+    on_failure: FailureObserver | None = None,
+) -> Any:
+    """Classify every failure of a tool function; never retry.
+
+    Use bare (``@classified_tool``) or with options (``@classified_tool(raises=True)``).
+    Works on ``def`` and ``async def`` functions, methods, classmethods and staticmethods
+    (either decorator order) and sync or async generator functions.
+
+    By default a call returns ``Outcome[T]``: ``Outcome.success(value)`` or a failed
+    Outcome. With ``raises=True`` it returns the value and raises
+    :class:`~agenterr.TransientToolError`, :class:`~agenterr.SelfCorrectableToolError`,
+    :class:`~agenterr.AuthToolError` or :class:`~agenterr.IndeterminateToolError`, chained
+    ``from`` the original exception.
+
+    What is caught, in order (``KeyboardInterrupt``, ``SystemExit``, ``GeneratorExit`` and
+    ``asyncio.CancelledError`` always propagate untouched):
+
+    - a raised ``AgentToolError``: its own outcome (re-raised unchanged in raises mode);
+    - ``errors={ExcType: Code | rule}``: the most specific class in the MRO wins; a rule
+      gets the exception and returns an Outcome, or None to fall through;
+    - arguments that do not bind to the signature: ``SCHEMA_INVALID`` naming the unexpected,
+      missing and expected parameters (a ``TypeError`` from inside the body is a bug);
+    - pydantic or jsonschema ``ValidationError``: ``SCHEMA_INVALID``, one problem per location;
+    - HTTP and transport failures (httpx, httpx2, requests, urllib3, urllib, aiohttp,
+      asyncio, OSError, SDK errors, anything carrying a response): :func:`~agenterr.from_error`;
+    - anything else is a bug: ``UNKNOWN``, whose hint quotes the exception only with
+      ``expose_errors=True`` (cleaned and redacted).
+
+    A returned Outcome passes through; a returned httpx, httpx2, requests or aiohttp
+    response with a non-2xx status is classified by :func:`~agenterr.from_response`.
+
+    ``idempotent=False`` marks a tool that must not run twice (a payment, a sent email): a
+    retryable failure after which the server may have acted on the request (read or write
+    timeout, dropped connection, 5xx other than 503) becomes ``UNKNOWN`` with a hint saying
+    so; failures before the request was sent (connect errors, DNS, 429, 503) stay retryable.
+
+    Generators: in Outcome mode every item is an Outcome, and an exception ends the
+    iteration with one final failed Outcome; in raises mode items pass through and an
+    exception raises the typed error.
+
+    ``on_failure(tool_name, outcome, exception_or_None)`` is called for every failure (an
+    observer that raises is logged and ignored), and each failure is logged to the
+    ``agenterr`` logger: WARNING for ``UNKNOWN`` with the traceback, INFO otherwise.
+    """
+    _check_options(errors, on_failure)
+
+    def decorate(function: Any) -> Any:
+        if not callable(function) and not isinstance(function, (staticmethod, classmethod)):
+            raise TypeError(f"classified_tool needs a callable, got {function!r}")
+        policy = _Policy(
+            name=_name_of(function),
+            errors=dict(errors) if errors else None,
+            expose_errors=expose_errors,
+            idempotent=idempotent,
+            on_failure=on_failure,
+            code=_code_of(function),
+        )
+        return wrapt.FunctionWrapper(function, _kind_of(function)(policy, raises))
+
+    if fn is None:
+        return decorate
+    return decorate(fn)
