@@ -1,0 +1,240 @@
+"""Each example does what it says: run it as a user would and check the behaviour it shows.
+
+tests/test_examples.py proves every example exits 0; these check the specific claims.
+Examples run with ``-W error`` so a deprecation or an unclosed client fails them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import importlib
+import importlib.util
+import inspect
+import json
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any, get_type_hints
+
+import httpx
+from mcp.server.mcpserver import MCPServer
+from openai.types.chat import ChatCompletionToolMessageParam
+from openai.types.responses import ResponseInputItemParam
+from openai.types.responses.response_input_param import FunctionCallOutput
+from pydantic import TypeAdapter
+
+import agenterr
+
+EXAMPLES = Path(__file__).parent.parent / "examples"
+
+
+@functools.cache  # each example runs once per session, however many tests read it
+def run_example(name: str) -> str:
+    """The example's stdout; it must exit 0 and leave no warning behind."""
+    result = subprocess.run(
+        [sys.executable, "-W", "error", str(EXAMPLES / name)],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "Exception ignored" not in result.stderr, result.stderr
+    assert "Warning" not in result.stderr, result.stderr
+    return result.stdout
+
+
+def load_example(name: str) -> ModuleType:
+    """Import an example as a module (its ``main()`` does not run)."""
+    spec = importlib.util.spec_from_file_location(f"example_{Path(name).stem}", EXAMPLES / name)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# --- tenacity_retry.py -------------------------------------------------------------------
+
+
+def test_tenacity_retries_transient_honouring_retry_after() -> None:
+    """429 (Retry-After) then 503 (backoff) then 200: three attempts, then the value."""
+    out = run_example("tenacity_retry.py")
+    eur = out.split("get_rate('XYZ')")[0].splitlines()
+    backoff = eur[4]  # the jitter makes this one line vary
+    assert eur == [
+        "get_rate('EUR')",
+        "  attempt 1: HTTP 429",
+        "  RATE_LIMITED: retrying in 0.20s (server's Retry-After)",  # retry-after-ms: 200
+        "  attempt 2: HTTP 503",
+        backoff,
+        "  attempt 3: HTTP 200",
+        "  result: {'base': 'USD', 'quote': 'EUR', 'rate': 0.92}",
+        "  HTTP requests for EUR: 3",
+    ]
+    # No Retry-After on the 503: wait_exponential(multiplier=0.1) after attempt 2 is 0.2s,
+    # plus up to 0.1s of jitter.
+    assert backoff.startswith("  UNAVAILABLE: retrying in ")
+    assert backoff.endswith("s (backoff + jitter)")
+    assert 0.2 <= float(backoff.split("retrying in ")[1].split("s")[0]) <= 0.3
+
+
+def test_tenacity_does_not_retry_not_found() -> None:
+    """A 404 is self-correctable: one attempt, the typed error, its hint."""
+    out = run_example("tenacity_retry.py")
+    xyz = out.split("get_rate('XYZ')")[1]
+    assert "  attempt 1: HTTP 404" in xyz
+    assert "attempt 2" not in xyz
+    assert "retrying" not in xyz
+    assert "  not retried: NOT_FOUND class=self_correctable status=404" in xyz
+    assert "  hint: The API could not find what this call refers to (HTTP 404)." in xyz
+    assert xyz.rstrip().endswith("HTTP requests for XYZ: 1")
+
+
+# --- async_agent_loop.py -----------------------------------------------------------------
+
+
+def test_async_agent_loop_branches_on_outcome() -> None:
+    """Retried the 429, re-prompted with the hints, escalated the 401, answered correctly."""
+    out = run_example("async_agent_loop.py")
+    lines = out.splitlines()
+    assert lines[0] == (
+        "turn 1: model calls c1 get_weather{'town': 'Paris'}, c2 get_weather{'city': 'Oslo'}, "
+        "c3 get_order{'order_id': 'ORD-42'}, c4 get_account{}"
+    )
+    # Transient: retried by the loop after the server's retry-after-ms, never shown to the model.
+    assert (
+        "    c2 get_weather: RATE_LIMITED class=transient status=429 retry_after=0.15s"
+        " -> retrying in 0.15s"
+    ) in lines
+    assert '    c2 ok: {"city": "Oslo", "temp_c": 4}' in lines
+    # Self-correctable: the model got the hints, and its next turn fixes exactly those calls.
+    (c1,) = (line for line in lines if line.startswith("    c1 "))
+    assert c1.startswith("    c1 re-prompt the model with the hint: ")
+    assert "unexpected argument 'town'" in c1
+    assert "expected parameters: city (required)" in c1
+    (c3,) = (line for line in lines if line.startswith("    c3 "))
+    assert c3.startswith("    c3 re-prompt the model with the hint: 'The API could not find")
+    assert "look the real value up" in c3
+    assert (
+        "turn 2: model calls c5 get_weather{'city': 'Paris'}, c6 find_orders{'customer': 'ada'}"
+        in lines
+    )
+    assert "turn 3: model calls c7 get_order{'order_id': 'A-1001'}" in lines
+    # Auth: escalated, not retried and not re-prompted.
+    assert "    c4 ESCALATED to a human: UNAUTHORIZED class=auth status=401" in lines
+    assert "escalated: ['c4 get_account: UNAUTHORIZED class=auth status=401']" in lines
+    assert "answer: Paris is 18°C, Oslo 4°C; order A-1001 has shipped." in lines
+    # c1 never reached the API (its arguments did not bind); c2 twice; c3-c7 once each.
+    assert any(line.startswith("HTTP requests: 7, ") for line in lines)
+
+
+# --- tool_result_messages.py -------------------------------------------------------------
+
+
+def _assert_typed_dict(tp: Any, value: dict[str, Any]) -> None:
+    """``value`` validates as the SDK's TypedDict and has no key the type lacks."""
+    TypeAdapter(tp).validate_python(value, strict=True)
+    assert set(value) <= set(get_type_hints(tp)), (set(value), tp)
+
+
+def _assert_anthropic_tool_result(block: dict[str, Any]) -> None:
+    """The Messages API tool_result block: type, tool_use_id, content, optional is_error."""
+    assert set(block) <= {"type", "tool_use_id", "content", "is_error", "cache_control"}
+    assert block["type"] == "tool_result"
+    assert isinstance(block["tool_use_id"], str)
+    assert isinstance(block["content"], str)
+    assert isinstance(block.get("is_error", False), bool)
+    try:  # the anthropic SDK is not in the test extra: check against it when installed
+        sdk = importlib.import_module("anthropic.types")
+    except ImportError:
+        return
+    _assert_typed_dict(sdk.ToolResultBlockParam, block)
+
+
+def test_tool_result_messages_shapes() -> None:
+    """Each message validates against the provider's SDK type; content is value or hint."""
+    messages = json.loads(run_example("tool_result_messages.py"))
+    assert set(messages) == {"success", "self_correctable", "transient_not_retried", "auth"}
+    for by_provider in messages.values():
+        chat = by_provider["openai_chat"]
+        _assert_typed_dict(ChatCompletionToolMessageParam, chat)
+        assert chat["role"] == "tool"
+        assert chat["tool_call_id"] == "call_abc123"
+        item = by_provider["openai_responses"]
+        _assert_typed_dict(FunctionCallOutput, item)
+        TypeAdapter(ResponseInputItemParam).validate_python(item)
+        assert item["type"] == "function_call_output"
+        assert item["call_id"] == "call_abc123"
+        block = by_provider["anthropic"]
+        _assert_anthropic_tool_result(block)
+        assert block["tool_use_id"] == "toolu_01A2B3"
+        # One text, three envelopes.
+        assert chat["content"] == item["output"] == block["content"]
+
+
+def test_tool_result_messages_content() -> None:
+    """The value as JSON on success; the hint (plus a retry note if transient) on failure."""
+    messages = json.loads(run_example("tool_result_messages.py"))
+    success = messages["success"]["anthropic"]
+    assert json.loads(success["content"]) == {"order_id": "A-1001", "status": "shipped"}
+    assert "is_error" not in success
+    hints = {
+        "self_correctable": agenterr.from_status(422, '{"error":"quantity must be at least 1"}'),
+        "transient_not_retried": agenterr.from_status(429, "", headers={"Retry-After": "2"}),
+        "auth": agenterr.from_status(401, '{"error":"token expired"}'),
+    }
+    for name, outcome in hints.items():
+        block = messages[name]["anthropic"]
+        assert block["is_error"] is True
+        assert block["content"].startswith(outcome.llm_hint)
+        note = block["content"].removeprefix(outcome.llm_hint)
+        if outcome.retryable:
+            assert "you may call the tool again" in note
+        else:
+            assert note == ""
+
+
+# --- mcp_server.py -----------------------------------------------------------------------
+
+
+def test_mcp_server_schema_is_the_bare_functions() -> None:
+    """The listed input schema is what MCPServer builds from the undecorated function."""
+    out = run_example("mcp_server.py")
+    (schema_line,) = (line for line in out.splitlines() if "input schema:" in line)
+    listed = json.loads(schema_line.split("input schema: ", 1)[1])
+
+    module = load_example("mcp_server.py")
+
+    async def bare_tool() -> Any:
+        try:
+            bare_server = MCPServer("bare")
+            bare_server.tool()(inspect.unwrap(module.get_order))  # under both decorators
+            (tool,) = await bare_server.list_tools()
+            (decorated,) = await module.server.list_tools()
+            assert decorated.output_schema == tool.output_schema
+            return tool
+        finally:
+            await module.api.aclose()
+
+    bare = asyncio.run(bare_tool())
+    assert inspect.unwrap(module.get_order) is not module.get_order
+    assert listed == bare.input_schema
+    assert listed["required"] == ["order_id"]
+    assert "tool get_order: Look up an order by its id" in out
+
+
+def test_mcp_server_failure_is_a_tool_error_with_the_hint() -> None:
+    """The 404 comes back as an is_error result whose text is agenterr's hint."""
+    out = run_example("mcp_server.py")
+    found, missing = out.split("get_order(o-9999)")
+    assert "get_order(o-1001) is_error=False" in found
+    assert '  structured: {"id": "o-1001", "status": "shipped", "total_cents": 4200}' in found
+    assert missing.startswith(" is_error=True")
+    hint = agenterr.from_response(
+        httpx.Response(404, json={"error": "no order with id o-9999"})
+    ).llm_hint
+    assert f"  text: Error executing tool get_order: {hint}" in missing.splitlines()
