@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
 __all__ = ["MAX_HEADERS", "HeaderView"]
@@ -36,16 +36,11 @@ class HeaderView:
         if isinstance(headers, HeaderView):
             return headers
         fields: dict[str, str] = {}
-        if headers is None:
+        if headers is None or isinstance(headers, (str, bytes)):
             return cls(fields)
         try:
-            items: Iterable[Any]
-            if isinstance(headers, Mapping) or hasattr(headers, "items"):
-                items = headers.items()
-            elif isinstance(headers, (str, bytes)):
-                items = ()
-            else:
-                items = headers  # type: ignore[assignment]
+            items_method = getattr(headers, "items", None)
+            items: Iterable[Any] = items_method() if callable(items_method) else headers
             for count, pair in enumerate(items):
                 if count >= MAX_HEADERS:
                     break
@@ -53,9 +48,13 @@ class HeaderView:
                     name, value = pair
                 except (TypeError, ValueError):
                     continue
-                key, text = _text(name), _text(value)
-                if key is not None and text is not None:
-                    fields.setdefault(key.lower(), text)
+                if type(name) is not str or type(value) is not str:  # the rare case
+                    name, value = _text(name), _text(value)
+                    if name is None or value is None:
+                        continue
+                key = name.lower()
+                if key not in fields:
+                    fields[key] = value
         except Exception:
             pass  # a broken headers object reads as whatever was read before it broke
         return cls(fields)

@@ -8,6 +8,7 @@ on the window, never on the whole body, so a 100 MB body costs what 8 KiB costs.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -85,35 +86,71 @@ def _key(keys: str, separator: str) -> str:
     return rf"""(["']?\b(?:{keys})\b["']?\s*{separator}\s*)"""
 
 
+class _Rule:
+    """One redaction: a pattern, its replacement, and literals one of which any match
+    contains — a cheap test that skips the pattern on text that cannot match (lower-case
+    literals are looked for in the lower-cased text, the rest as they are)."""
+
+    __slots__ = ("fold", "literals", "pattern", "replacement")
+
+    def __init__(self, pattern: str, replacement: str | None, literals: tuple[str, ...]) -> None:
+        self.pattern = re.compile(pattern)
+        self.replacement = replacement
+        self.literals = literals
+        self.fold = all(lit == lit.lower() for lit in literals)
+
+    def applies(self, text: str, lowered: str) -> bool:
+        haystack = lowered if self.fold else text
+        return any(lit in haystack for lit in self.literals)
+
+
+# Literals that every match of a rule contains (each key of _STRONG_KEYS / _SECRET_KEYS
+# contains one of these; "[REDACTED]" contains none, so earlier rules cannot add any).
+_SCHEME_WORDS = ("bearer", "basic", "token")
+_STRONG_WORDS = ("pass", "pwd", "secret", "key", "token")
+_SECRET_WORDS = (*_STRONG_WORDS, "authorization")
+
 # (pattern, replacement) — each names the credential shape it targets. All patterns are
 # ASCII-only ((?a)) so that \b and (?i) mean the same in every port. A replacement of
 # None keeps the key and the value's quotes and redacts the value (_redact_pair).
-_REDACTIONS: tuple[tuple[re.Pattern[str], str | None], ...] = (
+_REDACTIONS: tuple[_Rule, ...] = (
     # Authorization schemes: "Bearer <token>", "Basic <base64>", "Token <token>".
-    (re.compile(rf"(?ai)\b(bearer|basic|token)\s+{_CREDENTIAL}"), rf"\1 {REDACTED}"),
+    _Rule(rf"(?ai)\b(bearer|basic|token)\s+{_CREDENTIAL}", rf"\1 {REDACTED}", _SCHEME_WORDS),
     # key=value (query strings, env files, code): any value.
-    (re.compile(rf"(?ai){_key(_SECRET_KEYS, '=')}(?:{_QUOTED_VALUE}|{_BARE_VALUE})"), None),
+    _Rule(rf"(?ai){_key(_SECRET_KEYS, '=')}(?:{_QUOTED_VALUE}|{_BARE_VALUE})", None, _SECRET_WORDS),
     # "key": "value" and key: 'value' (JSON, YAML): the quoted value, spaces and all.
-    (re.compile(rf"(?ai){_key(_SECRET_KEYS, ':')}(?:{_QUOTED_VALUE})"), None),
+    _Rule(rf"(?ai){_key(_SECRET_KEYS, ':')}(?:{_QUOTED_VALUE})", None, _SECRET_WORDS),
     # password: value, api_key: value … — any bare value: a password can be a plain word.
-    (re.compile(rf"(?ai){_key(_STRONG_KEYS, ':')}(?:{_BARE_VALUE})"), None),
+    _Rule(rf"(?ai){_key(_STRONG_KEYS, ':')}(?:{_BARE_VALUE})", None, _STRONG_WORDS),
     # token: value, authorization: value — a bare value only when it looks generated, so
     # prose such as "the token: is invalid" or "token: expired" survives.
-    (re.compile(rf"(?ai){_key(_WORD_KEYS, ':')}(?:{_CREDENTIAL})(?![^\s\"'&,;}}\]])"), None),
+    _Rule(
+        rf"(?ai){_key(_WORD_KEYS, ':')}(?:{_CREDENTIAL})(?![^\s\"'&,;}}\]])",
+        None,
+        ("token", "authorization"),
+    ),
     # JSON Web Tokens: three base64url segments, the first one a JSON object.
-    (re.compile(r"(?a)\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"), REDACTED),
+    _Rule(r"(?a)\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*", REDACTED, ("eyJ",)),
     # OpenAI and Anthropic keys (sk-…, sk-proj-…, sk-ant-…).
-    (re.compile(r"(?a)\bsk-[A-Za-z0-9_\-]{16,}"), REDACTED),
+    _Rule(r"(?a)\bsk-[A-Za-z0-9_\-]{16,}", REDACTED, ("sk-",)),
     # Stripe secret and restricted keys.
-    (re.compile(r"(?a)\b[rs]k_(?:live|test)_[A-Za-z0-9]{10,}"), REDACTED),
+    _Rule(r"(?a)\b[rs]k_(?:live|test)_[A-Za-z0-9]{10,}", REDACTED, ("k_live_", "k_test_")),
     # AWS access key ids.
-    (re.compile(r"(?a)\b(?:AKIA|ASIA|ABIA|ACCA|AIDA|AROA)[0-9A-Z]{16}\b"), REDACTED),
+    _Rule(
+        r"(?a)\b(?:AKIA|ASIA|ABIA|ACCA|AIDA|AROA)[0-9A-Z]{16}\b",
+        REDACTED,
+        ("AKIA", "ASIA", "ABIA", "ACCA", "AIDA", "AROA"),
+    ),
     # GitHub tokens, classic and fine-grained.
-    (re.compile(r"(?a)\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})"), REDACTED),
+    _Rule(
+        r"(?a)\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})",
+        REDACTED,
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+    ),
     # Slack tokens.
-    (re.compile(r"(?a)\bxox[abprse]-[A-Za-z0-9\-]{10,}"), REDACTED),
+    _Rule(r"(?a)\bxox[abprse]-[A-Za-z0-9\-]{10,}", REDACTED, ("xox",)),
     # Google API keys.
-    (re.compile(r"(?a)\bAIza[0-9A-Za-z_\-]{30,}"), REDACTED),
+    _Rule(r"(?a)\bAIza[0-9A-Za-z_\-]{30,}", REDACTED, ("AIza",)),
 )
 
 
@@ -184,11 +221,17 @@ def _redact_pair(match: re.Match[str]) -> str:
 
 def clean(text: str, cap: int) -> str:
     """Strip, fold, redact and cap one piece of untrusted text (already windowed)."""
-    text = _ANSI.sub("", text)
+    if "\x1b" in text or "\x9b" in text:
+        text = _ANSI.sub("", text)
     text = _INVISIBLE.sub("", text)
-    text = _SPACE.sub(" ", text).strip()
-    for pattern, replacement in _REDACTIONS:
-        text = pattern.sub(_redact_pair if replacement is None else replacement, text)
+    # Once the invisible characters are gone, str.split()'s white space is exactly _SPACE's
+    # set (a test checks it), and split/join folds and trims in one C pass.
+    text = " ".join(text.split())
+    lowered = text.lower()
+    for rule in _REDACTIONS:
+        if rule.applies(text, lowered):
+            replacement = rule.replacement
+            text = rule.pattern.sub(_redact_pair if replacement is None else replacement, text)
     if len(text) > cap:
         return text[:cap].rstrip() + TRUNCATED
     return text
@@ -196,6 +239,8 @@ def clean(text: str, cap: int) -> str:
 
 def snippet(body: object, cap: int = SNIPPET_CAP) -> str:
     """The quotable form of untrusted text: one clean, redacted line of at most ``cap``."""
+    if body is None or ((type(body) is str or type(body) is bytes) and not body):
+        return ""
     text, more = _window(body)
     if not text:
         return ""
@@ -284,6 +329,18 @@ def wait_phrase(retry_after: float | None) -> str:
 
 def hint_for(code: Code, where_: str, quoted: str = "", retry_after: float | None = None) -> str:
     """The hint for ``code``; ``quoted`` is text already passed through :func:`snippet`."""
+    if not quoted:
+        return _bare_hint(code, where_, retry_after)
+    return _format_hint(code, where_, quoted, retry_after)
+
+
+@functools.lru_cache(maxsize=2048)
+def _bare_hint(code: Code, where_: str, retry_after: float | None) -> str:
+    # Hints without a quote repeat endlessly (same code, status and delay): format once.
+    return _format_hint(code, where_, "", retry_after)
+
+
+def _format_hint(code: Code, where_: str, quoted: str, retry_after: float | None) -> str:
     template = _TEMPLATES.get(code)
     if template is None:  # SCHEMA_INVALID has its own builder
         return schema_hint(())

@@ -6,6 +6,9 @@ Usage::
     python benchmarks/run.py --quick    # tiny loop counts and small bodies (a smoke run)
     python benchmarks/run.py --check    # also exit 1 when a target is missed
 
+Besides the table (``results.md``) it writes ``results.svg``, a chart of every ratio row that
+has a target: one horizontal bar per row on a log scale, the target marked on each bar.
+
 Each suite is a module with ``main(quick: bool) -> list[dict]``; every row carries ``name``,
 ``agenterr_s`` and ``baseline_s`` (seconds per call), ``ratio`` (agenterr / baseline),
 ``target`` (text), ``met`` (``True``/``False``, or ``None`` for an informational row) and an
@@ -18,14 +21,18 @@ import argparse
 import importlib
 import math
 import platform
+import re
 import sys
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+from xml.sax.saxutils import escape, quoteattr
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results.md"
+CHART = "results.svg"
+"""The chart's file name, written beside the Markdown results."""
 
 COLUMNS = ("suite", "name", "agenterr", "baseline", "ratio", "target", "met", "note")
 
@@ -115,8 +122,8 @@ def render_table(rows: Iterable[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def render(rows: Sequence[dict[str, Any]], *, quick: bool) -> str:
-    """The whole results document: how it was run, the table, and the verdict."""
+def render(rows: Sequence[dict[str, Any]], *, quick: bool, chart: str | None = CHART) -> str:
+    """The whole results document: how it was run, the table, the verdict and the chart link."""
     missed = [r["name"] for r in rows if r.get("met") is False]
     machine = f"{platform.python_implementation()} {platform.python_version()}"
     header = [
@@ -133,7 +140,136 @@ def render(rows: Sequence[dict[str, Any]], *, quick: bool) -> str:
     verdict = f"{len(targeted) - len(missed)} of {len(targeted)} targets met." + (
         " Missed: " + "; ".join(missed) + "." if missed else ""
     )
-    return "\n".join([*header, "", render_table(rows), "", verdict, ""])
+    footer = [f"![Ratios against their targets]({chart})", ""] if chart else []
+    return "\n".join([*header, "", render_table(rows), "", verdict, "", *footer])
+
+
+# --- chart ----------------------------------------------------------------------------
+
+_LIMIT = re.compile(r"^\s*(?:≤|<=)\s*([0-9]*\.?[0-9]+)")
+
+
+def limit_of(r: dict[str, Any]) -> float | None:
+    """A row's numeric upper bound: its ``limit``, else parsed from ``target`` (``≤ 1.2``)."""
+    limit = r.get("limit")
+    if isinstance(limit, (int, float)) and not isinstance(limit, bool):
+        return float(limit)
+    match = _LIMIT.match(str(r.get("target", "")))
+    return float(match.group(1)) if match else None
+
+
+def charted(rows: Iterable[dict[str, Any]]) -> list[tuple[dict[str, Any], float, float]]:
+    """The rows the chart shows, with their ratio and limit: finite positive ratio and bound."""
+    out = []
+    for r in rows:
+        ratio, limit = r.get("ratio"), limit_of(r)
+        if (
+            r.get("met") is not None
+            and isinstance(ratio, (int, float))
+            and not isinstance(ratio, bool)
+            and math.isfinite(ratio)
+            and ratio > 0
+            and limit is not None
+            and limit > 0
+        ):
+            out.append((r, float(ratio), limit))
+    return out
+
+
+def _nice(value: float, *, down: bool) -> float:
+    """The nearest 1, 2 or 5 times a power of ten below (``down``) or above ``value``."""
+    exponent = math.floor(math.log10(value))
+    steps = [step * 10.0**e for e in (exponent - 1, exponent, exponent + 1) for step in (1, 2, 5)]
+    if down:
+        return max(s for s in steps if s <= value)
+    return min(s for s in steps if s >= value)
+
+
+def _short(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def render_svg(rows: Iterable[dict[str, Any]], *, title: str = "agenterr benchmarks") -> str:
+    """An SVG chart (stdlib only) of the ratio rows against their targets.
+
+    One horizontal bar per row, from the left edge of a log-scaled axis to the row's ratio,
+    green when the target is met and red when it is not; a black tick on each bar marks its
+    target and a dashed line marks parity (ratio 1). Informational rows are left out.
+    """
+    items = charted(rows)
+    label_w, plot_w, value_w = 540, 360, 140
+    bar_h, gap, top, bottom = 16, 8, 48, 44
+    width = label_w + plot_w + value_w
+    height = top + max(len(items), 1) * (bar_h + gap) + bottom
+    values = [v for _, ratio, limit in items for v in (ratio, limit)] or [1.0]
+    lo, hi = _nice(min(*values, 1.0) / 1.4, down=True), _nice(max(*values, 1.0) * 1.4, down=False)
+    span = math.log10(hi) - math.log10(lo)
+
+    def x(value: float) -> float:
+        clamped = min(max(value, lo), hi)
+        return label_w + plot_w * (math.log10(clamped) - math.log10(lo)) / span
+
+    out = [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" font-family="Helvetica, Arial, sans-serif" '
+        'font-size="12">',
+        f"<title>{escape(title)}</title>",
+        f'<rect width="{width}" height="{height}" fill="#ffffff"/>',
+        f'<text x="10" y="20" font-size="15" font-weight="bold">{escape(title)}: '
+        "ratio agenterr / baseline (log scale; lower is cheaper)</text>",
+        '<text x="10" y="38" fill="#555555">bar: measured ratio (green: target met, red: '
+        "missed) · black tick: target · dashed: parity (1×)</text>",
+    ]
+    # Grid: 1, 2 and 5 times each power of ten inside the axis.
+    axis_y = height - bottom + 4
+    decade = 10.0 ** math.floor(math.log10(lo))
+    while decade <= hi * 1.0001:
+        for step in (1, 2, 5):
+            tick = decade * step
+            if lo <= tick <= hi * 1.0001:
+                tx = x(tick)
+                out.append(
+                    f'<line x1="{tx:.1f}" y1="{top - 4}" x2="{tx:.1f}" y2="{axis_y}" '
+                    f'stroke="#e3e3e3"/>'
+                )
+                out.append(
+                    f'<text x="{tx:.1f}" y="{axis_y + 14}" text-anchor="middle" '
+                    f'fill="#555555">{tick:g}</text>'
+                )
+        decade *= 10
+    one = x(1.0)
+    out.append(
+        f'<line x1="{one:.1f}" y1="{top - 4}" x2="{one:.1f}" y2="{axis_y}" '
+        'stroke="#888888" stroke-dasharray="4 3"/>'
+    )
+    for i, (r, ratio, limit) in enumerate(items):
+        y = top + i * (bar_h + gap)
+        name = f"{r.get('suite', '')}: {r.get('name', '?')}".lstrip(": ")
+        colour = "#2e9e4f" if r.get("met") else "#d64541"
+        verdict = "met" if r.get("met") else "MISSED"
+        out.append(
+            f'<text x="{label_w - 8}" y="{y + bar_h - 4}" text-anchor="end">'
+            f"<title>{escape(name)}</title>{escape(_short(name, 80))}</text>"
+        )
+        out.append(
+            f'<rect x="{label_w}" y="{y}" width="{max(x(ratio) - label_w, 1.0):.1f}" '
+            f'height="{bar_h}" fill={quoteattr(colour)}>'
+            f"<title>{escape(f'{ratio:.3g} (target ≤ {limit:g}, {verdict})')}</title></rect>"
+        )
+        tx = x(limit)
+        out.append(
+            f'<line x1="{tx:.1f}" y1="{y - 3}" x2="{tx:.1f}" y2="{y + bar_h + 3}" '
+            'stroke="#000000" stroke-width="2.5"/>'
+        )
+        out.append(
+            f'<text x="{label_w + plot_w + 8}" y="{y + bar_h - 4}">'
+            f"{ratio:.2f} / ≤ {limit:g} {escape(verdict)}</text>"
+        )
+    if not items:
+        out.append(f'<text x="{label_w}" y="{top + 12}">no ratio rows with a target</text>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
 
 
 def run(suites: Sequence[str] | None = None, *, quick: bool = False) -> list[dict[str, Any]]:
@@ -154,9 +290,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("suites", nargs="*", help="suite modules to run (default: bench_*.py)")
     args = parser.parse_args(argv)
     rows = run(args.suites or None, quick=args.quick)
-    document = render(rows, quick=args.quick)
+    chart = args.output.with_suffix(".svg")
+    document = render(rows, quick=args.quick, chart=chart.name)
     print(document)
     args.output.write_text(document, encoding="utf-8")
+    chart.write_text(render_svg(rows), encoding="utf-8")
     return 1 if args.check and any(r.get("met") is False for r in rows) else 0
 
 

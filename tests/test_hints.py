@@ -281,3 +281,37 @@ def test_fast_path_never_leaks_past_the_head() -> None:
     """A credential just past the fast path's prefix is still judged whole."""
     body = "q" * 485 + " " * 500 + "Bearer abcdefg~1xyz more text"
     assert "abcdefg" not in snippet(body)
+
+
+def test_folded_white_space_is_the_spec_set() -> None:
+    """After invisible characters are removed, str.split()'s white space is SPEC's set."""
+    from agenterr._hints import _INVISIBLE, _SPACE
+
+    python_space = {c for c in map(chr, range(0x110000)) if c.isspace()}
+    left = {c for c in python_space if not _INVISIBLE.fullmatch(c)}
+    assert left == {c for c in map(chr, range(0x110000)) if _SPACE.fullmatch(c)}
+
+
+def test_redaction_prefilters_are_necessary() -> None:
+    """Every rule's literals occur in every text it redacts (checked on the rule examples)."""
+    from agenterr._hints import _REDACTIONS
+
+    samples = [
+        "Authorization: Bearer abcdef1234567890.xyz",
+        "Basic dXNlcjpwYXNzd29yZA==",
+        "PASSWORD=hunter2",
+        '{"API_KEY": "abc def"}',
+        "Client-Secret: s3cr3t",
+        "TOKEN: abc123def456",
+        "jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N",
+        "sk-proj-abcdefghijklmnop1234",
+        "rk_live_abcdefghij12345",
+        "AKIAIOSFODNN7EXAMPLE",
+        "ghp_abcdefghijklmnopqrstuvwxyz0123",
+        "xoxb-1234567890-abcdefghij",
+        "AIzaSyA1234567890abcdefghijklmnopqrstu",
+    ]
+    for text in samples:
+        for rule in _REDACTIONS:
+            if rule.pattern.search(text):
+                assert rule.applies(text, text.lower()), (rule.pattern.pattern, text)
