@@ -6,8 +6,10 @@ frameworks that build a JSON schema from it see no difference. The code path (sy
 generator, async generator; Outcome or raising) is chosen once, at decoration time.
 
 The success path is one ``try``, one set lookup on the result's type and, in Outcome mode,
-building the Outcome. Everything else, including the diagnosis of arguments that do not
-bind, runs only after the tool failed.
+building the Outcome. A returned Outcome or response object costs one more dict lookup (its
+type's kind, cached) and, for a response, reading its status: only a non-2xx one goes through
+:func:`~agenterr.from_response`. Everything else, including the diagnosis of arguments that
+do not bind, runs only after the tool failed.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import logging
+import pickle
 from collections.abc import (
     AsyncGenerator,
     AsyncIterator,
@@ -26,11 +29,21 @@ from collections.abc import (
 )
 from dataclasses import dataclass, fields, replace
 from types import CodeType
-from typing import Any, Literal, ParamSpec, Protocol, TypeAlias, TypeVar, overload
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Literal,
+    NoReturn,
+    ParamSpec,
+    Protocol,
+    TypeAlias,
+    TypeVar,
+    overload,
+)
 
 import wrapt
 
-from ._classify import from_error, from_response, schema_invalid
+from ._classify import _attr, _exception_text, from_error, from_response, schema_invalid
 from ._exceptions import (
     binding_problems,
     entered,
@@ -62,6 +75,17 @@ logger = logging.getLogger("agenterr")
 # A library must not print through logging's last-resort handler when the application has
 # not configured logging; a handler of the application's sees every record as usual.
 logger.addHandler(logging.NullHandler())
+
+
+def _log(level: int, message: str, *args: object, **kwargs: Any) -> None:
+    """``logger.log`` that never raises: a Filter or Handler of the application that raises
+    must not turn a classified failure into a different exception."""
+    try:
+        if logger.isEnabledFor(level):
+            logger.log(level, message, *args, **kwargs)
+    except Exception:
+        pass
+
 
 _Wrapper = Callable[[Any, Any, tuple[Any, ...], dict[str, Any]], Any]
 
@@ -113,14 +137,6 @@ _MAYBE_APPLIED_HINT = (
 )
 
 
-def _exception_text(exc: BaseException) -> str:
-    try:
-        text = str(exc)
-    except Exception:
-        return ""
-    return clean(text[:2048], 300) if isinstance(text, str) else ""
-
-
 def _bug(exc: BaseException, expose: bool) -> Outcome[Any]:
     hint = _BUG_HINT
     if expose:
@@ -132,7 +148,23 @@ def _bug(exc: BaseException, expose: bool) -> Outcome[Any]:
 
 def _maybe_applied(outcome: Outcome[Any], exc: BaseException | None) -> Outcome[Any]:
     hint = _MAYBE_APPLIED_HINT.format(where=where(outcome.status, transport=True))
-    return Outcome(Code.UNKNOWN, hint, None, outcome.status, None, outcome.error or exc)
+    error = outcome.error if outcome.error is not None else exc
+    return Outcome(Code.UNKNOWN, hint, None, outcome.status, None, error)
+
+
+# Set on the TypeError of an argument-binding failure, so that an outer tool can tell "my
+# code called another decorated tool wrongly" from any other SCHEMA_INVALID it sees raised.
+_BINDING_MARK = "_agenterr_binding"
+
+
+def _mark_binding(exc: BaseException) -> None:
+    with contextlib.suppress(Exception):
+        setattr(exc, _BINDING_MARK, True)
+
+
+def _is_binding(outcome: Outcome[Any]) -> bool:
+    """Whether ``outcome`` is a SCHEMA_INVALID produced by a decorated tool's binding check."""
+    return outcome.code is Code.SCHEMA_INVALID and _attr(outcome.error, _BINDING_MARK) is True
 
 
 # --- result kinds ----------------------------------------------------------------------
@@ -150,19 +182,35 @@ _RESPONSE_CLASSES = frozenset(
 )
 _PLAIN: set[type] = set()
 """Result types that are neither an Outcome nor a response: returned as they are."""
+_KINDS: dict[type, int] = {}
+"""Every result type's kind, once computed (bounded like _PLAIN)."""
 _PLAIN_LIMIT = 1024
 _OUTCOME, _RESPONSE, _OTHER = 1, 2, 3
 
 
 def _result_kind(tp: type) -> int:
+    kind = _KINDS.get(tp)
+    if kind is not None:
+        return kind
     if issubclass(tp, Outcome):
-        return _OUTCOME
-    for cls in tp.__mro__:
-        if (package_of(cls), cls.__name__) in _RESPONSE_CLASSES:
-            return _RESPONSE
-    if len(_PLAIN) < _PLAIN_LIMIT:
-        _PLAIN.add(tp)
-    return _OTHER
+        kind = _OUTCOME
+    elif any((package_of(cls), cls.__name__) in _RESPONSE_CLASSES for cls in tp.__mro__):
+        kind = _RESPONSE
+    else:
+        kind = _OTHER
+        if len(_PLAIN) < _PLAIN_LIMIT:
+            _PLAIN.add(tp)
+    if len(_KINDS) < _PLAIN_LIMIT:
+        _KINDS[tp] = kind
+    return kind
+
+
+def _ok_response(response: object) -> bool:
+    """A returned response whose status is 2xx: a success, without reading anything else."""
+    status = _attr(response, "status_code")
+    if status is None:
+        status = _attr(response, "status")  # aiohttp, http.client
+    return type(status) is int and 200 <= status <= 299
 
 
 # --- the policy ------------------------------------------------------------------------
@@ -183,20 +231,28 @@ class _Policy:
             try:
                 self.on_failure(self.name, outcome, exc)
             except Exception:
-                logger.warning("on_failure observer of tool %s raised", self.name, exc_info=True)
+                _log(
+                    logging.WARNING,
+                    "on_failure observer of tool %s raised",
+                    self.name,
+                    exc_info=True,
+                )
         level = logging.WARNING if outcome.code is Code.UNKNOWN else logging.INFO
-        if logger.isEnabledFor(level):
-            logger.log(
-                level,
-                "tool %s failed: %s",
-                self.name,
-                outcome,
-                exc_info=exc if level == logging.WARNING and exc is not None else None,
-                extra={"agenterr_tool": self.name, "agenterr_outcome": outcome},
-            )
+        _log(
+            level,
+            "tool %s failed: %s",
+            self.name,
+            outcome,
+            exc_info=exc if level == logging.WARNING and exc is not None else None,
+            extra={"agenterr_tool": self.name, "agenterr_outcome": outcome},
+        )
 
     def mapped(self, exc: Exception) -> Outcome[Any] | None:
-        """The ``errors=`` rule of the most specific class in ``exc``'s MRO, if any."""
+        """The ``errors=`` rule of the most specific class in ``exc``'s MRO, if any.
+
+        Only that one rule runs: if it returns None (or something that is not an Outcome,
+        which is logged), the default rules decide, not a rule for a less specific class.
+        """
         assert self.errors is not None
         for cls in type(exc).__mro__:
             rule = self.errors.get(cls)
@@ -207,14 +263,25 @@ class _Policy:
             try:
                 result = rule(exc)
             except Exception:
-                logger.warning(
+                _log(
+                    logging.WARNING,
                     "errors= rule for %s of tool %s raised; using the default rules",
                     cls.__name__,
                     self.name,
                     exc_info=True,
                 )
                 return None
+            if result is None:
+                return None
             if not isinstance(result, Outcome):
+                _log(
+                    logging.WARNING,
+                    "errors= rule for %s of tool %s returned %s, not an Outcome or None; "
+                    "using the default rules",
+                    cls.__name__,
+                    self.name,
+                    type(result).__name__,
+                )
                 return None
             if result.failed and result.error is None:
                 result = replace(result, error=exc)
@@ -229,17 +296,29 @@ class _Policy:
         kwargs: dict[str, Any],
         at_call: bool,
     ) -> Outcome[Any]:
-        """The outcome of an exception raised by the tool (``at_call``: by the call itself)."""
+        """The outcome of an exception raised by the tool (``at_call``: by the call itself).
+
+        Order: a raised AgentToolError, the binding diagnosis, ``errors=``, validation
+        errors, transport failures, and otherwise a bug.
+        """
         if isinstance(exc, AgentToolError):
-            return exc.outcome
-        if self.errors:
-            outcome = self.mapped(exc)
-            if outcome is not None:
-                return outcome
+            outcome = exc.outcome
+            if _is_binding(outcome) and entered(exc.__traceback__, self.code):
+                # This tool's own code called another decorated tool with arguments that do
+                # not bind: a bug here, not something the model can fix in its call to us.
+                return _bug(exc, self.expose_errors)
+            return outcome
         if at_call and isinstance(exc, TypeError) and not entered(exc.__traceback__, self.code):
+            # Before errors=: an argument error is never one of the user's exception types,
+            # and a catch-all rule must not make a hallucinated argument retryable.
             problems = _binding(call, args, kwargs)
             if problems:
+                _mark_binding(exc)
                 return replace(schema_invalid(*problems), error=exc)
+        if self.errors:
+            mapped = self.mapped(exc)
+            if mapped is not None:
+                return mapped
         invalid = validation_problems(exc)
         if invalid is not None:
             return replace(schema_invalid(*invalid), error=exc)
@@ -279,7 +358,7 @@ class _Policy:
             if outcome.failed:
                 self.notify(outcome, outcome.error)
             return outcome
-        if kind == _RESPONSE:
+        if kind == _RESPONSE and not _ok_response(value):
             outcome = from_response(value)
             if outcome.ok:
                 return _success(value)
@@ -287,6 +366,15 @@ class _Policy:
             self.notify(outcome, None)
             return outcome
         return _success(value)
+
+    def result_value(self, value: Any) -> Any:
+        """Raises mode: what the call returns for a value that is not plain, or its error."""
+        kind = _result_kind(type(value))
+        if kind == _RESPONSE and _ok_response(value):
+            return value
+        if kind == _OTHER:
+            return value
+        return _value(self.on_result(value))
 
 
 def _binding(call: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[str]:
@@ -304,6 +392,14 @@ def _value(outcome: Outcome[Any]) -> Any:
     raise error_for(outcome) from outcome.error
 
 
+def _raise(outcome: Outcome[Any], exc: Exception) -> NoReturn:
+    """Raises mode: a raised AgentToolError whose outcome stands is re-raised unchanged;
+    anything else raises the outcome's typed error ``from`` the exception."""
+    if isinstance(exc, AgentToolError) and outcome is exc.outcome:
+        raise exc
+    raise error_for(outcome) from exc
+
+
 # --- the wrappers, one per (kind, mode) ------------------------------------------------
 
 
@@ -315,17 +411,14 @@ def _sync(policy: _Policy, raises: bool) -> _Wrapper:
         def call_raising(wrapped: Any, instance: Any, args: Any, kwargs: Any) -> Any:
             try:
                 result = wrapped(*args, **kwargs)
-            except AgentToolError as exc:
-                policy.notify(exc.outcome, exc)
-                raise
             except Exception as exc:
                 outcome = policy.on_exception(exc, wrapped, args, kwargs, True)
                 if outcome.ok:
                     return outcome.value
-                raise error_for(outcome) from exc
+                _raise(outcome, exc)
             if type(result) in plain:
                 return result
-            return _value(policy.on_result(result))
+            return policy.result_value(result)
 
         return call_raising
 
@@ -349,17 +442,14 @@ def _async(policy: _Policy, raises: bool) -> _Wrapper:
         async def call_raising(wrapped: Any, instance: Any, args: Any, kwargs: Any) -> Any:
             try:
                 result = await wrapped(*args, **kwargs)
-            except AgentToolError as exc:
-                policy.notify(exc.outcome, exc)
-                raise
             except Exception as exc:
                 outcome = policy.on_exception(exc, wrapped, args, kwargs, True)
                 if outcome.ok:
                     return outcome.value
-                raise error_for(outcome) from exc
+                _raise(outcome, exc)
             if type(result) in plain:
                 return result
-            return _value(policy.on_result(result))
+            return policy.result_value(result)
 
         return call_raising
 
@@ -382,13 +472,28 @@ def _async(policy: _Policy, raises: bool) -> _Wrapper:
 #   with one last, failed Outcome; a failure at the call gives a one-item iterator.
 #   Raises mode: items pass through; an exception (or a failed item) raises the typed
 #   error and ends the iteration; a failure at the call raises at the call.
+# Both modes forward send() and throw() to the tool, as ``yield from`` does. An exception
+# the consumer throws in that the tool does not handle comes back out unchanged, as from a
+# plain generator: it is the consumer's, not a failure of the tool.
+# Closing the wrapper closes the tool. If the tool's cleanup then raises an Exception, it is
+# reported to the observer and the log, and: swallowed in Outcome mode (which never raises),
+# raised as the typed error in raises mode; while another exception is already on its way
+# out (a failed item's typed error, the consumer's exception), that one wins in both modes.
 
 
 def _item(policy: _Policy, item: Any, raises: bool) -> Any:
     if type(item) in _PLAIN:
         return item if raises else _success(item)
-    outcome = policy.on_result(item)
-    return _value(outcome) if raises else outcome
+    if raises:
+        return policy.result_value(item)
+    return policy.on_result(item)
+
+
+def _cleanup_failed(policy: _Policy, exc: Exception, raises: bool) -> None:
+    """The tool's cleanup raised ``exc`` when the consumer closed the wrapper."""
+    outcome = policy.on_exception(exc, None, (), {}, False)
+    if raises and outcome.failed:
+        _raise(outcome, exc)
 
 
 def _generator(policy: _Policy, raises: bool) -> _Wrapper:
@@ -401,30 +506,39 @@ def _generator(policy: _Policy, raises: bool) -> _Wrapper:
                     item = gen.send(sent) if thrown is None else gen.throw(thrown)
                 except StopIteration as stop:
                     return stop.value
-                except AgentToolError as exc:
-                    policy.notify(exc.outcome, exc)
-                    if raises:
-                        raise
-                    yield exc.outcome
-                    return None
                 except Exception as exc:
+                    if exc is thrown:
+                        raise  # the consumer's own exception, not handled by the tool
                     outcome = policy.on_exception(exc, None, (), {}, False)
                     if raises:
                         if outcome.ok:
                             yield outcome.value
                             return None
-                        raise error_for(outcome) from exc
+                        _raise(outcome, exc)
                     yield outcome
                     return None
+                # Outside the try below: a failed item's typed error must reach the
+                # consumer, not be thrown into the tool.
+                out = _item(policy, item, raises)
                 sent, thrown = None, None
                 try:
-                    sent = yield _item(policy, item, raises)
+                    sent = yield out
                 except GeneratorExit:
                     raise
                 except BaseException as exc:  # forwarded into the tool, as yield from does
                     thrown = exc
-        finally:
-            gen.close()
+        except GeneratorExit:
+            try:
+                gen.close()
+            except Exception as exc:
+                _cleanup_failed(policy, exc, raises)
+            raise
+        except BaseException:
+            try:
+                gen.close()
+            except Exception as exc:
+                policy.on_exception(exc, None, (), {}, False)
+            raise
 
     def failed_at_call(outcome: Outcome[Any]) -> Generator[Any, Any, None]:
         yield outcome
@@ -436,9 +550,7 @@ def _generator(policy: _Policy, raises: bool) -> _Wrapper:
             outcome = policy.on_exception(exc, wrapped, args, kwargs, True)
             if not raises:
                 return failed_at_call(outcome)
-            if isinstance(exc, AgentToolError):
-                raise
-            raise error_for(outcome) from exc
+            _raise(outcome, exc)
         return iterate(gen)
 
     return call
@@ -454,30 +566,37 @@ def _async_generator(policy: _Policy, raises: bool) -> _Wrapper:
                     item = await (agen.asend(sent) if thrown is None else agen.athrow(thrown))
                 except StopAsyncIteration:
                     return
-                except AgentToolError as exc:
-                    policy.notify(exc.outcome, exc)
-                    if raises:
-                        raise
-                    yield exc.outcome
-                    return
                 except Exception as exc:
+                    if exc is thrown:
+                        raise  # the consumer's own exception, not handled by the tool
                     outcome = policy.on_exception(exc, None, (), {}, False)
                     if raises:
                         if outcome.ok:
                             yield outcome.value
                             return
-                        raise error_for(outcome) from exc
+                        _raise(outcome, exc)
                     yield outcome
                     return
+                out = _item(policy, item, raises)  # outside the try: see _generator
                 sent, thrown = None, None
                 try:
-                    sent = yield _item(policy, item, raises)
+                    sent = yield out
                 except GeneratorExit:
                     raise
                 except BaseException as exc:
                     thrown = exc
-        finally:
-            await agen.aclose()
+        except GeneratorExit:
+            try:
+                await agen.aclose()
+            except Exception as exc:
+                _cleanup_failed(policy, exc, raises)
+            raise
+        except BaseException:
+            try:
+                await agen.aclose()
+            except Exception as exc:
+                policy.on_exception(exc, None, (), {}, False)
+            raise
 
     async def failed_at_call(outcome: Outcome[Any]) -> AsyncGenerator[Any, Any]:
         yield outcome
@@ -489,9 +608,7 @@ def _async_generator(policy: _Policy, raises: bool) -> _Wrapper:
             outcome = policy.on_exception(exc, wrapped, args, kwargs, True)
             if not raises:
                 return failed_at_call(outcome)
-            if isinstance(exc, AgentToolError):
-                raise
-            raise error_for(outcome) from exc
+            _raise(outcome, exc)
         return iterate(agen)
 
     return call
@@ -536,7 +653,10 @@ def _code_of(fn: Any) -> CodeType | None:
         target = inspect.unwrap(target)
     code = getattr(target, "__code__", None)
     if code is None:  # a callable object: its __call__ runs the body
-        code = getattr(_call_method(target), "__code__", None)
+        method = _function_of(_call_method(target))
+        with contextlib.suppress(ValueError):  # __call__ itself under a functools.wraps
+            method = inspect.unwrap(method)
+        code = getattr(method, "__code__", None)
     return code if isinstance(code, CodeType) else None
 
 
@@ -556,8 +676,61 @@ def _check_options(errors: object, on_failure: object) -> None:
     for key, rule in errors.items():
         if not (isinstance(key, type) and issubclass(key, BaseException)):
             raise TypeError(f"errors: {key!r} is not an exception type")
+        if not issubclass(key, Exception):
+            raise TypeError(
+                f"errors: {key.__name__} is not an Exception subclass; BaseExceptions such as "
+                "KeyboardInterrupt, SystemExit and CancelledError always propagate untouched"
+            )
         if not (isinstance(rule, Code) or callable(rule)):
             raise TypeError(f"errors[{key.__name__}]: expected a Code or a callable, got {rule!r}")
+
+
+def _bind_probe(self: object) -> None:
+    pass
+
+
+def _bind_probe_wrapper(wrapped: Any, instance: Any, args: Any, kwargs: Any) -> None:
+    pass
+
+
+if TYPE_CHECKING:
+    _FunctionWrapper = wrapt.FunctionWrapper[Any, Any]
+else:  # not subscripted at run time, whatever wrapt 2.x release is installed
+    _FunctionWrapper = wrapt.FunctionWrapper
+
+
+class _ToolWrapper(_FunctionWrapper):
+    """The decorated tool: a ``wrapt.FunctionWrapper`` that pickles and copies like a function.
+
+    A plain object proxy refuses to be pickled or copied; a function pickles by reference
+    (module and qualified name) and copies as itself, which is what process pools, Celery
+    and ``model_copy(deep=True)`` of the frameworks' tool objects need.
+    """
+
+    # What wrapt's own FunctionWrapper binds methods with. Set explicitly: without it, wrapt
+    # looks the attribute up on every method access of a subclass, fails and clears an
+    # AttributeError, which costs more than the whole call.
+    __bound_function_wrapper__ = type(
+        wrapt.FunctionWrapper(_bind_probe, _bind_probe_wrapper).__get__(object(), object)
+    )
+
+    def __reduce_ex__(self, protocol: object) -> str:
+        name = getattr(self, "__qualname__", None)
+        if not isinstance(name, str) or "<" in name:
+            raise pickle.PicklingError(
+                f"cannot pickle {self!r}: only a decorated tool defined at module level "
+                "(reachable by its module and qualified name) pickles, as for functions"
+            )
+        return name  # pickle finds it as a global: module (proxied) + qualified name
+
+    def __reduce__(self) -> str:
+        return self.__reduce_ex__(2)
+
+    def __copy__(self) -> _ToolWrapper:
+        return self
+
+    def __deepcopy__(self, memo: object) -> _ToolWrapper:
+        return self
 
 
 class _OutcomeDecorator(Protocol):
@@ -654,32 +827,62 @@ def classified_tool(
     What is caught, in order (``KeyboardInterrupt``, ``SystemExit``, ``GeneratorExit`` and
     ``asyncio.CancelledError`` always propagate untouched):
 
-    - a raised ``AgentToolError``: its own outcome (re-raised unchanged in raises mode);
-    - ``errors={ExcType: Code | rule}``: the most specific class in the MRO wins; a rule
-      gets the exception and returns an Outcome, or None to fall through;
+    - a raised ``AgentToolError``: its own outcome (re-raised unchanged in raises mode) —
+      except the SCHEMA_INVALID of another decorated tool whose arguments did not bind,
+      raised through this tool's own code: that call is this tool's bug (``UNKNOWN``), as
+      the model never saw the other tool's parameters;
     - arguments that do not bind to the signature: ``SCHEMA_INVALID`` naming the unexpected,
-      missing and expected parameters (a ``TypeError`` from inside the body is a bug);
+      missing and expected parameters (a ``TypeError`` from inside the body is a bug). This
+      comes before ``errors=``: an argument error is never one of the user's exception
+      types, so even ``{Exception: …}`` or ``{TypeError: …}`` cannot make it retryable;
+    - ``errors={ExcType: Code | rule}`` (keys must be ``Exception`` subclasses): only the
+      entry of the most specific class in the exception's MRO applies. A ``Code`` gives
+      ``Outcome.failure(code)``; a rule gets the exception and returns an Outcome (a failure,
+      or a success whose value the call returns) or None. None — or anything that is not an
+      Outcome, which is logged as a warning, or a rule that raises, also logged — falls
+      through to the default rules below, not to the entry of a less specific class. Rules
+      come before the validation diagnosis, so a rule for ``ValueError`` also applies to
+      pydantic's ``ValidationError`` (a ``ValueError``);
     - pydantic or jsonschema ``ValidationError``: ``SCHEMA_INVALID``, one problem per location;
-    - HTTP and transport failures (httpx, httpx2, requests, urllib3, urllib, aiohttp,
-      asyncio, OSError, SDK errors, anything carrying a response): :func:`~agenterr.from_error`;
+    - HTTP and transport failures: :func:`~agenterr.from_error` picks the code. An exception
+      is one when it, what it was raised ``from``, or every member of its group is: an
+      httpx, httpx2, httpcore, requests, urllib3, aiohttp, openai or anthropic transport or
+      status error, ``ConnectionError``, ``TimeoutError``, ``socket.gaierror``/``herror``,
+      ``ssl.SSLError``, ``urllib.error.URLError``, ``http.client.HTTPException``, an OSError
+      with a network errno (``ECONNREFUSED``, ``ENETUNREACH``, ``ETIMEDOUT``…), or an
+      exception carrying a response. Other OSErrors (files, processes, descriptors) are
+      bugs, and so is an exception raised while *handling* a network failure without
+      ``from`` (the implicit ``__context__`` is not followed);
     - anything else is a bug: ``UNKNOWN``, whose hint quotes the exception only with
-      ``expose_errors=True`` (cleaned and redacted).
+      ``expose_errors=True`` (cleaned, capped and redacted like an API body).
 
     A returned Outcome passes through; a returned httpx, httpx2, requests or aiohttp
-    response with a non-2xx status is classified by :func:`~agenterr.from_response`.
+    response with a non-2xx status is classified by :func:`~agenterr.from_response` (a 2xx
+    one is a success from its status alone).
 
     ``idempotent=False`` marks a tool that must not run twice (a payment, a sent email): a
     retryable failure after which the server may have acted on the request (read or write
     timeout, dropped connection, 5xx other than 503) becomes ``UNKNOWN`` with a hint saying
     so; failures before the request was sent (connect errors, DNS, 429, 503) stay retryable.
+    Outcomes from ``errors=`` rules, returned Outcomes and raised ``AgentToolError`` are the
+    author's decision and are not rewritten.
 
     Generators: in Outcome mode every item is an Outcome, and an exception ends the
     iteration with one final failed Outcome; in raises mode items pass through and an
-    exception raises the typed error.
+    exception, or a failed item, raises the typed error to the consumer. ``send()`` and
+    ``throw()`` reach the tool; an exception the consumer throws in that the tool does not
+    handle comes back out unchanged. If the tool's cleanup raises when the wrapper is
+    closed, that failure is observed and logged, then swallowed in Outcome mode and raised
+    as the typed error in raises mode.
+
+    Frameworks (LangChain, OpenAI Agents, Pydantic AI, MCP) pass a tool's return value on as
+    its result: register tools with them with ``raises=True``. The decorated tool pickles by
+    reference and copies as itself, like a function.
 
     ``on_failure(tool_name, outcome, exception_or_None)`` is called for every failure (an
-    observer that raises is logged and ignored), and each failure is logged to the
-    ``agenterr`` logger: WARNING for ``UNKNOWN`` with the traceback, INFO otherwise.
+    observer that raises an ``Exception`` is logged and ignored), and each failure is logged
+    to the ``agenterr`` logger: WARNING for ``UNKNOWN`` with the traceback, INFO otherwise.
+    A logging Filter or Handler that raises is ignored: it never changes the call's result.
     """
     _check_options(errors, on_failure)
 
@@ -694,7 +897,7 @@ def classified_tool(
             on_failure=on_failure,
             code=_code_of(function),
         )
-        return wrapt.FunctionWrapper(function, _kind_of(function)(policy, raises))
+        return _ToolWrapper(function, _kind_of(function)(policy, raises))
 
     if fn is None:
         return decorate

@@ -7,11 +7,13 @@ pydantic or jsonschema. Each rule is a table; the functions below only walk the 
 
 from __future__ import annotations
 
+import errno
 import inspect
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from types import CodeType, TracebackType
 from typing import Any
 
+from ._classify import _attr, _chain
 from ._responses import response_parts
 
 __all__ = [
@@ -28,36 +30,63 @@ __all__ = [
 # Top-level package → class names (anywhere in the MRO) that mean "the HTTP exchange
 # failed". Everything else these packages raise (httpx StreamConsumed, TooManyRedirects,
 # DecodingError; requests StreamConsumedError) is a programming error in the tool.
+# The stdlib rows are an allow-list: an OSError is a transport failure only when it is one
+# of these types (or carries a network errno, see _NETWORK_ERRNOS); io.UnsupportedOperation,
+# ProcessLookupError, shutil.SameFileError, EBADF, ENOSPC and the like are bugs in the tool.
 _CLIENT_FAMILIES: Mapping[str, frozenset[str]] = {
+    "builtins": frozenset({"ConnectionError", "TimeoutError"}),  # socket.timeout included
+    "socket": frozenset({"gaierror", "herror"}),
+    "ssl": frozenset({"SSLError"}),
+    "urllib": frozenset({"URLError"}),  # urllib.error: HTTPError, ContentTooShortError
+    "http": frozenset({"HTTPException"}),  # http.client: RemoteDisconnected, IncompleteRead
+    "asyncio": frozenset({"IncompleteReadError"}),
     "httpx": frozenset({"TransportError", "HTTPStatusError", "InvalidURL"}),
     "httpx2": frozenset({"TransportError", "HTTPStatusError", "InvalidURL"}),
     "httpcore": frozenset({"NetworkError", "TimeoutException", "ProtocolError", "ProxyError"}),
+    "requests": frozenset({"RequestException"}),
     "urllib3": frozenset({"HTTPError"}),
     "aiohttp": frozenset({"ClientError"}),
-    "http": frozenset({"HTTPException"}),  # http.client: RemoteDisconnected, IncompleteRead
-    "asyncio": frozenset({"IncompleteReadError"}),
     "openai": frozenset({"APIConnectionError", "APIStatusError"}),
     "anthropic": frozenset({"APIConnectionError", "APIStatusError"}),
 }
-# Names that are never a transport failure even though the class derives from OSError or
-# belongs to a client family: local file-system state, and requests' errors for a body
-# it cannot send or a response it cannot parse (requests.JSONDecodeError included).
+# Names that are never a transport failure even though the class belongs to a client family:
+# requests' errors for a body it cannot send or a response it cannot parse
+# (requests.JSONDecodeError included), and a redirect loop (requests, like httpx's, which is
+# outside httpx's TransportError anyway): repeating the call cannot fix any of them.
 _NOT_TRANSPORT = frozenset(
     {
-        "FileNotFoundError",
-        "FileExistsError",
-        "IsADirectoryError",
-        "NotADirectoryError",
-        "PermissionError",
         "InvalidJSONError",
         "StreamConsumedError",
         "UnrewindableBodyError",
+        "TooManyRedirects",
     }
+)
+# errno values of a plain OSError (one that is not a ConnectionError/TimeoutError subclass,
+# as raised by some C extensions and by socket calls with no specific subclass) that mean the
+# network failed. Looked up by name, as not every platform defines every one.
+_NETWORK_ERRNOS = frozenset(
+    getattr(errno, name)
+    for name in (
+        "ECONNREFUSED",
+        "ECONNRESET",
+        "ECONNABORTED",
+        "ETIMEDOUT",
+        "EHOSTUNREACH",
+        "EHOSTDOWN",
+        "ENETUNREACH",
+        "ENETDOWN",
+        "ENETRESET",
+        "EPIPE",
+        "ENOTCONN",
+        "ESHUTDOWN",
+        "EADDRNOTAVAIL",
+    )
+    if hasattr(errno, name)
 )
 _TRANSPORT_CACHE: dict[type, bool] = {}
 _CACHE_LIMIT = 1024
 _MAX_DEPTH = 16
-"""Links followed along ``__cause__`` chains and exception-group members."""
+"""Frames searched by :func:`entered`; group members looked at by is_transport."""
 
 
 def package_of(cls: type) -> str:
@@ -73,8 +102,6 @@ def _transport_type(tp: type) -> bool:
     mro = tp.__mro__
     if any(c.__name__ in _NOT_TRANSPORT for c in mro):
         verdict = False
-    elif issubclass(tp, OSError):  # ConnectionError, TimeoutError, socket, ssl, urllib, requests
-        verdict = True
     else:
         verdict = any(c.__name__ in _CLIENT_FAMILIES.get(package_of(c), ()) for c in mro)
     if len(_TRANSPORT_CACHE) < _CACHE_LIMIT:
@@ -83,26 +110,65 @@ def _transport_type(tp: type) -> bool:
 
 
 def _carries_response(exc: BaseException) -> bool:
-    try:
-        response = getattr(exc, "response", None)
-    except Exception:
-        response = None
+    # Any status counts, 2xx included (an error event inside a streamed 200): the call
+    # failed on the wire. The core's _carried_response ignores a carried 2xx because it
+    # decides *which* code; this only decides *whether* the exception is an HTTP failure.
+    response = _attr(exc, "response")
     if response is not None and response_parts(response) is not None:
         return True
     return response_parts(exc, exception=True) is not None
 
 
-def is_transport(exc: BaseException, depth: int = 0) -> bool:
-    """True when ``exc`` (or what it was raised ``from``) is an HTTP or network failure."""
-    if depth > _MAX_DEPTH:
-        return False
-    if _transport_type(type(exc)) or _carries_response(exc):
+def _transport_itself(exc: BaseException) -> bool:
+    if _transport_type(type(exc)):
         return True
-    if isinstance(exc, BaseExceptionGroup):
-        members = exc.exceptions[:_MAX_DEPTH]
-        return bool(members) and all(is_transport(m, depth + 1) for m in members)
-    cause = exc.__cause__
-    return cause is not None and is_transport(cause, depth + 1)
+    if isinstance(exc, OSError) and _attr(exc, "errno") in _NETWORK_ERRNOS:
+        return True
+    return _carries_response(exc)
+
+
+def is_transport(exc: BaseException) -> bool:
+    """True when ``exc``, or an exception it was raised ``from``, is an HTTP or network failure.
+
+    Only explicit links are followed: ``__cause__`` (``raise … from …``) and the members of an
+    exception group (a group counts only when every member is a transport failure). The
+    implicit ``__context__`` is not: an exception raised *while handling* a network failure
+    without ``from`` is, by Python's own reading ("during handling of the above exception,
+    another exception occurred"), a second failure — usually a bug in the handler — and must
+    not become retryable. Once this says "transport", :func:`~agenterr.from_error` picks the
+    code from the whole chain (causes, contexts, reasons, members), so a timeout anywhere in
+    it still gives TIMEOUT. Bounded (:data:`_MAX_LINKS` exceptions), never raises.
+    """
+    try:
+        return _is_transport(exc, {})
+    except Exception:  # a hostile exception's attributes must not break the decision
+        return False
+
+
+_MAX_LINKS = 64
+"""Exceptions looked at by one is_transport call (causes and group members together)."""
+
+
+def _is_transport(exc: BaseException, seen: dict[int, bool]) -> bool:
+    known = seen.get(id(exc))
+    if known is not None:
+        return known  # False while still being decided: a cycle proves nothing
+    if len(seen) >= _MAX_LINKS:
+        return False
+    seen[id(exc)] = False
+    if _transport_itself(exc):
+        verdict = True
+    elif isinstance(exc, BaseExceptionGroup):
+        members = _attr(exc, "exceptions")
+        members = members[:_MAX_DEPTH] if isinstance(members, tuple) else ()
+        verdict = bool(members) and all(
+            isinstance(m, BaseException) and _is_transport(m, seen) for m in members
+        )
+    else:
+        cause = _attr(exc, "__cause__")
+        verdict = isinstance(cause, BaseException) and _is_transport(cause, seen)
+    seen[id(exc)] = verdict
+    return verdict
 
 
 # --- idempotency -----------------------------------------------------------------------
@@ -160,34 +226,20 @@ def _phase(exc: BaseException) -> bool | None:
     return None
 
 
-def _links(exc: BaseException) -> Iterator[BaseException]:
-    # The same links the core follows: explicit cause, implicit context, urllib/urllib3
-    # .reason, requests' wrapped first argument.
-    seen = {id(exc)}
-    queue = [exc]
-    while queue and len(seen) <= _MAX_DEPTH:
-        current = queue.pop(0)
-        yield current
-        candidates = [current.__cause__, current.__context__, getattr(current, "reason", None)]
-        candidates.extend(a for a in current.args[:2] if isinstance(a, BaseException))
-        for link in candidates:
-            if isinstance(link, BaseException) and id(link) not in seen:
-                seen.add(id(link))
-                queue.append(link)
-
-
 def may_have_taken_effect(status: int, exc: BaseException | None) -> bool:
     """Whether a transient failure may have happened after the server got the request.
 
     A status decides by :data:`_NOT_ACTED_STATUSES`; otherwise the outermost exception in
-    the chain that names its phase decides; an unknown phase counts as "may have".
+    the chain that names its phase decides, walking the chain the core's ``from_error``
+    walks (causes, unsuppressed contexts, ``.reason``, wrapped arguments, group members);
+    an unknown phase counts as "may have".
     """
     if status:
         return status not in _NOT_ACTED_STATUSES
     if exc is None:
         return True
     try:
-        for link in _links(exc):
+        for link in _chain(exc):
             phase = _phase(link)
             if phase is not None:
                 return phase
@@ -211,7 +263,7 @@ def _location(loc: object) -> str:
     return out
 
 
-def _pydantic(exc: BaseException) -> list[str] | None:
+def _pydantic(exc: BaseException) -> list[str]:
     try:
         errors = exc.errors(include_url=False, include_input=False)  # type: ignore[attr-defined]
     except TypeError:
@@ -224,7 +276,7 @@ def _pydantic(exc: BaseException) -> list[str] | None:
     return problems
 
 
-def _jsonschema(exc: BaseException) -> list[str] | None:
+def _jsonschema(exc: BaseException) -> list[str]:
     message = str(getattr(exc, "message", "") or exc)
     path = getattr(exc, "json_path", None)
     if not isinstance(path, str):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 __all__ = ["MAX_HEADERS", "HeaderView"]
@@ -40,7 +39,7 @@ class HeaderView:
             return cls(fields)
         try:
             items_method = getattr(headers, "items", None)
-            items: Iterable[Any] = items_method() if callable(items_method) else headers
+            items: Any = items_method() if callable(items_method) else headers
             for count, pair in enumerate(items):
                 if count >= MAX_HEADERS:
                     break

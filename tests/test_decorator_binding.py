@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agenterr import Code, Outcome, SelfCorrectableToolError, classified_tool
+from agenterr import AgentToolError, Code, Outcome, SelfCorrectableToolError, classified_tool
 from agenterr._exceptions import binding_problems
 
 CALLS: list[tuple[Any, ...]] = []
@@ -231,3 +231,80 @@ def test_agrees_with_inspect_bind(args: list[int], kwargs: dict[str, int]) -> No
     except TypeError:
         binds = False
     assert (binding_problems(signature, tuple(args), kwargs) == []) is binds
+
+
+def test_callable_object_whose_call_is_wrapped() -> None:
+    """A callable object whose __call__ sits under a functools.wraps decorator: bad
+    arguments are SCHEMA_INVALID, a TypeError from its body is a bug."""
+
+    def logged(fn: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(fn)
+        def inner(*args: Any, **kwargs: Any) -> Any:
+            return fn(*args, **kwargs)
+
+        return inner
+
+    class Tool:
+        @logged
+        def __call__(self, x: int) -> int:
+            if x < 0:
+                raise TypeError("negative")
+            return x
+
+    tool = classified_tool(Tool())
+    assert tool(1).value == 1
+    assert hint_lines(tool(y=1))[0] == "unexpected argument 'y'"
+    assert tool(-1).code is Code.UNKNOWN
+
+
+# --- a decorated tool calling another one wrongly --------------------------------------
+
+
+@classified_tool(raises=True)
+def lookup(query: str) -> str:
+    return query
+
+
+def test_outer_tool_calling_inner_tool_wrongly_is_a_bug_of_the_outer() -> None:
+    """The inner tool's SCHEMA_INVALID is about the inner's parameters, which the model
+    never saw: when the outer tool's own code made the bad call, it is the outer's bug."""
+
+    @classified_tool
+    def outer(x: int) -> str:
+        return lookup(qurey=str(x))  # type: ignore[call-arg]
+
+    outcome = outer(1)
+    assert outcome.code is Code.UNKNOWN
+    assert "qurey" not in outcome.llm_hint
+    assert isinstance(outcome.error, SelfCorrectableToolError)
+
+    raising_outer = classified_tool(raises=True)(outer.__wrapped__)
+    with pytest.raises(AgentToolError) as info:
+        raising_outer(1)
+    assert info.value.code is Code.UNKNOWN
+    assert isinstance(info.value.__cause__, SelfCorrectableToolError)
+
+
+@pytest.mark.asyncio
+async def test_async_outer_tool_calling_inner_tool_wrongly_is_a_bug() -> None:
+    """The same for an async outer tool."""
+
+    @classified_tool
+    async def outer(x: int) -> str:
+        return lookup(qurey=str(x))  # type: ignore[call-arg]
+
+    assert (await outer(1)).code is Code.UNKNOWN
+
+
+def test_model_error_through_stacked_decorators_stays_schema_invalid() -> None:
+    """When the model's own arguments do not bind, the binding SCHEMA_INVALID still passes
+    through an outer decorated layer, and so does any other raised AgentToolError."""
+    doubly = classified_tool(classified_tool(raises=True)(lambda query: query))
+    outcome = doubly(qurey="x")
+    assert outcome.code is Code.SCHEMA_INVALID and "'qurey'" in outcome.llm_hint
+
+    @classified_tool
+    def outer(x: int) -> str:
+        raise SelfCorrectableToolError(Outcome.failure(Code.SCHEMA_INVALID, "bad x"))
+
+    assert outer(1).code is Code.SCHEMA_INVALID

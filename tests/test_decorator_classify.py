@@ -10,12 +10,18 @@ from __future__ import annotations
 import asyncio
 import builtins
 import email.message
+import errno
 import http.client
 import io
+import logging
+import os
+import shutil
 import socket
+import ssl
 import urllib.error
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -512,6 +518,8 @@ def test_errors_do_not_override_agent_tool_errors() -> None:
         ({"errors": {"KeyError": Code.NOT_FOUND}}, "not an exception type"),
         ({"errors": {KeyError: "NOT_FOUND"}}, "expected a Code or a callable"),
         ({"errors": [KeyError]}, "must be a mapping"),
+        ({"errors": {KeyboardInterrupt: Code.UNKNOWN}}, "not an Exception subclass"),
+        ({"errors": {asyncio.CancelledError: Code.UNKNOWN}}, "not an Exception subclass"),
         ({"on_failure": "print"}, "on_failure must be a callable"),
     ],
 )
@@ -622,5 +630,208 @@ def test_any_builtin_exception_is_classified(
     else:
         outcome = run("function", raising(exc))
     assert outcome.failed and outcome.llm_hint
+    if issubclass(exc_type, TimeoutError):
+        expected = Code.TIMEOUT
+    elif issubclass(exc_type, ConnectionError):
+        expected = Code.UNAVAILABLE
+    else:  # every other builtin, OSError and its local subclasses included, is a bug
+        expected = Code.UNKNOWN
+    assert outcome.code is expected, (exc_type, outcome)
     if outcome.code is Code.UNKNOWN:
         assert "zqx" not in outcome.llm_hint
+
+
+# --- which OSErrors are transport failures ------------------------------------------------
+
+
+def _raised_by(action: Callable[[], Any]) -> BaseException:
+    try:
+        action()
+    except BaseException as exc:
+        return exc
+    raise AssertionError("did not raise")
+
+
+def _same_file() -> None:
+    shutil.copyfile(__file__, __file__)
+
+
+def _bad_fd() -> None:
+    os.read(987654, 1)
+
+
+def _no_such_process() -> None:
+    os.kill(2**22 + 12345, 0)
+
+
+def _read_only_file() -> None:
+    with Path(__file__).open("rb") as f:
+        f.write(b"x")  # type: ignore[call-overload]
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        pytest.param(lambda: _raised_by(_read_only_file), id="io.UnsupportedOperation"),
+        pytest.param(lambda: _raised_by(_no_such_process), id="ProcessLookupError"),
+        pytest.param(lambda: _raised_by(_same_file), id="shutil.SameFileError"),
+        pytest.param(lambda: _raised_by(_bad_fd), id="EBADF"),
+        pytest.param(lambda: OSError(errno.ENOSPC, "No space left"), id="ENOSPC"),
+        pytest.param(lambda: ChildProcessError(errno.ECHILD, "no child"), id="ECHILD"),
+        pytest.param(lambda: PermissionError(errno.EACCES, "denied"), id="EACCES"),
+    ],
+)
+def test_local_os_errors_are_bugs(make: Callable[[], BaseException]) -> None:
+    """An OSError of the local machine (files, processes, descriptors) is a bug, not a
+    retryable transport failure."""
+    outcome = outcome_of("function", raising(make()))
+    assert outcome.code is Code.UNKNOWN and not outcome.retryable
+
+
+@pytest.mark.parametrize(
+    ("exc", "code"),
+    [
+        (OSError(errno.ECONNREFUSED, "refused"), Code.UNAVAILABLE),
+        (OSError(errno.ENETUNREACH, "network unreachable"), Code.UNAVAILABLE),
+        (OSError(errno.EHOSTUNREACH, "no route"), Code.UNAVAILABLE),
+        (OSError(errno.ETIMEDOUT, "timed out"), Code.TIMEOUT),
+        (socket.herror(1, "unknown host"), Code.UNAVAILABLE),
+        (ssl.SSLError(1, "handshake failure"), Code.UNAVAILABLE),
+        (ssl.SSLCertVerificationError(1, "certificate verify failed"), Code.UNAVAILABLE),
+        (urllib.error.URLError("no route"), Code.UNAVAILABLE),
+        (ConnectionResetError(errno.ECONNRESET, "reset"), Code.UNAVAILABLE),
+        (BrokenPipeError(errno.EPIPE, "broken pipe"), Code.UNAVAILABLE),
+        (TimeoutError("timed out"), Code.TIMEOUT),
+    ],
+    ids=repr,
+)
+def test_network_os_errors_are_transport(exc: OSError, code: Code) -> None:
+    """The allow-list: stdlib network types, and plain OSErrors with a network errno."""
+    assert outcome_of("function", raising(exc)).code is code
+
+
+def test_requests_redirect_loop_is_a_bug() -> None:
+    """requests' TooManyRedirects, like httpx's, is not fixed by retrying."""
+    assert run("function", raising(requests.TooManyRedirects("loop"))).code is Code.UNKNOWN
+
+
+def test_implicit_context_is_not_followed() -> None:
+    """A bug raised while handling a network failure (no ``from``) stays a bug; raised
+    ``from`` it, it is the network failure. The code then comes from the whole chain."""
+
+    def handler_bug() -> Any:
+        try:
+            raise httpx.ConnectError("down")
+        except httpx.ConnectError:
+            return {}["cache"]
+
+    def explicit() -> Any:
+        try:
+            raise httpx.ReadTimeout("slow")
+        except httpx.ReadTimeout as exc:
+            raise RuntimeError("lookup failed") from exc
+
+    assert run("function", handler_bug).code is Code.UNKNOWN
+    assert run("function", explicit).code is Code.TIMEOUT
+
+
+def test_hostile_cause_and_args_never_escape_outcome_mode() -> None:
+    """An exception whose __cause__ or args property raises still gives an Outcome."""
+
+    class HostileCause(Exception):
+        @property  # type: ignore[override]
+        def __cause__(self) -> Any:
+            raise RuntimeError("cause property")
+
+    class HostileArgs(ConnectionError):
+        @property  # type: ignore[override]
+        def args(self) -> Any:
+            raise RuntimeError("args property")
+
+    outcomes: list[Any] = []
+    escaped = ""
+    try:
+        outcomes.append(run("function", raising(HostileCause("x"))))
+        outcomes.append(run("function", raising(HostileArgs()), idempotent=False))
+    except Exception as exc:  # kept out of pytest's report, which would read __cause__ too
+        escaped = type(exc).__name__
+    assert not escaped, f"{escaped} escaped Outcome mode"
+    assert outcomes[0].code is Code.UNKNOWN
+    assert isinstance(outcomes[1], Outcome) and outcomes[1].failed
+
+
+def test_expose_errors_does_not_leak_a_cut_token() -> None:
+    """The quoted exception goes through the core's snippet: a long message whose window
+    would cut a credential in half does not leak the first half."""
+    jwt = (
+        "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ"
+        ".SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+    )
+    head = "user session " + jwt[: jwt.rindex(".")]
+    pad = "\x1b[0m" * ((2048 - len(head)) // 4) + " " * ((2048 - len(head)) % 4)
+    outcome = run(
+        "function", raising(ValueError(pad + head + jwt[jwt.rindex(".") :])), expose_errors=True
+    )
+    assert "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9" not in outcome.llm_hint
+    assert outcome.llm_hint.endswith("The tool raised ValueError: user session [REDACTED]")
+
+
+# --- errors= and the other rules --------------------------------------------------------
+
+
+def test_errors_catch_all_does_not_override_binding() -> None:
+    """A hallucinated argument is SCHEMA_INVALID even under a catch-all or TypeError rule."""
+    for errors in ({Exception: Code.UNAVAILABLE}, {TypeError: Code.INVALID_REQUEST}):
+
+        @classified_tool(errors=errors)
+        def search(query: str) -> str:
+            return query
+
+        outcome = search(qurey="x")  # type: ignore[call-arg]
+        assert outcome.code is Code.SCHEMA_INVALID and not outcome.retryable
+        assert "'qurey'" in outcome.llm_hint
+
+
+def test_errors_precede_validation_errors() -> None:
+    """Documented order: an explicit errors= rule for ValueError applies to pydantic's
+    ValidationError (a ValueError) too; without one it is SCHEMA_INVALID."""
+    outcome = run("function", raising(pydantic_error()), errors={ValueError: Code.INVALID_REQUEST})
+    assert outcome.code is Code.INVALID_REQUEST
+    assert run("function", raising(pydantic_error())).code is Code.SCHEMA_INVALID
+
+
+def test_errors_rule_returning_a_non_outcome_is_logged(caplog: pytest.LogCaptureFixture) -> None:
+    """A rule returning something else than an Outcome or None is logged and ignored."""
+    errors = {httpx.ConnectError: lambda exc: Code.NOT_FOUND}
+    with caplog.at_level(logging.WARNING, logger="agenterr"):
+        outcome = run("function", raising(httpx.ConnectError("x")), errors=errors)
+    assert outcome.code is Code.UNAVAILABLE
+    assert any("not an Outcome or None" in r.getMessage() for r in caplog.records)
+
+
+def test_errors_rule_returning_none_falls_through_to_the_default_rules() -> None:
+    """None from the most specific rule means the default rules, not a less specific rule."""
+    errors = {PaymentDeclined: Code.UNAUTHORIZED, CardExpired: lambda exc: None}
+    assert run("function", raising(CardExpired()), errors=errors).code is Code.UNKNOWN
+
+
+# --- returned responses -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("convention", CONVENTIONS)
+def test_returned_2xx_response_skips_from_response(
+    convention: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A returned 2xx response is a success from its status alone: from_response never runs,
+    and raises mode returns the very object."""
+    import agenterr._decorator as decorator
+
+    def boom(response: object) -> Any:
+        raise AssertionError("from_response called")
+
+    monkeypatch.setattr(decorator, "from_response", boom)
+    response = httpx_response(200, json={"ok": 1})
+    assert run(convention, returning(response)).value is response
+    assert run(convention, returning(response), raises=True) is response
+    empty = requests_response(204)
+    assert run(convention, returning(empty), raises=True) is empty

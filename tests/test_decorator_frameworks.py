@@ -18,7 +18,7 @@ from mcp.server.mcpserver import MCPServer
 from pydantic_ai import Agent, Tool
 from pydantic_ai.models.test import TestModel
 
-from agenterr import TransientToolError, classified_tool
+from agenterr import Outcome, TransientToolError, classified_tool
 
 
 def search_orders(
@@ -157,3 +157,17 @@ def test_mcp_calls_raising_tool() -> None:
     result: Any = asyncio.run(server.call_tool("asearch_orders", {"customer_id": "c", "limit": 1}))
     assert result.structured_content == {"result": ["c-open-0"]}
     assert not result.is_error
+
+
+# Schema equality above holds in every mode, but only raises mode works end to end: a
+# framework passes a tool's return value on as the result, so an Outcome-mode tool hands it
+# an Outcome object, not the value. Register tools with frameworks using raises=True (the
+# README's guidance); Outcome mode is for agent loops that call the tool themselves.
+
+
+def test_framework_result_of_an_outcome_mode_tool_is_not_the_value() -> None:
+    """LangChain invokes an Outcome-mode tool and gets the Outcome back, not the list."""
+    lc_tool = tool(classified_tool(search_orders))
+    result = lc_tool.invoke({"customer_id": "c1", "limit": 1})
+    assert isinstance(result, Outcome)
+    assert result != ["c1-open-0"] and result.value == ["c1-open-0"]

@@ -254,3 +254,175 @@ async def test_async_generator_method() -> None:
                 yield i
 
     assert [o.value for o in await collect(Feed().items(2))] == [0, 1]
+
+
+# --- failed items, the consumer's throw(), cleanup failures -------------------------------
+
+REQUEST = httpx.Request("GET", "https://x.test")
+
+
+def forgiving_feed(thrown: list[str]) -> Iterator[Any]:
+    """Yields 0, a 404 response, 2; swallows anything thrown into it."""
+    for i in range(3):
+        try:
+            yield httpx.Response(404, request=REQUEST) if i == 1 else i
+        except Exception as exc:
+            thrown.append(type(exc).__name__)
+
+
+async def aforgiving_feed(thrown: list[str]) -> AsyncIterator[Any]:
+    """The async twin of forgiving_feed."""
+    for i in range(3):
+        try:
+            yield httpx.Response(404, request=REQUEST) if i == 1 else i
+        except Exception as exc:
+            thrown.append(type(exc).__name__)
+
+
+def test_raises_mode_failed_item_reaches_the_consumer_not_the_tool() -> None:
+    """A failed yielded item raises its typed error to the consumer, once observed; it is
+    not thrown into the tool (which could swallow it)."""
+    thrown: list[str] = []
+    seen: list[Code | None] = []
+    tool = classified_tool(raises=True, on_failure=lambda n, o, e: seen.append(o.code))(
+        forgiving_feed
+    )
+    items: list[Any] = []
+    with pytest.raises(SelfCorrectableToolError):
+        items.extend(tool(thrown))
+    assert items == [0]
+    assert thrown == []
+    assert seen == [Code.NOT_FOUND]
+
+
+@pytest.mark.asyncio
+async def test_async_raises_mode_failed_item_reaches_the_consumer_not_the_tool() -> None:
+    """Async: the same as the sync case."""
+    thrown: list[str] = []
+    seen: list[Code | None] = []
+    tool = classified_tool(raises=True, on_failure=lambda n, o, e: seen.append(o.code))(
+        aforgiving_feed
+    )
+    items: list[Any] = []
+    with pytest.raises(SelfCorrectableToolError):
+        async for item in tool(thrown):
+            items.append(item)
+    assert items == [0]
+    assert thrown == []
+    assert seen == [Code.NOT_FOUND]
+
+
+def two_items() -> Iterator[int]:
+    yield 1
+    yield 2
+
+
+async def atwo_items() -> AsyncIterator[int]:
+    yield 1
+    yield 2
+
+
+@pytest.mark.parametrize("raises", [False, True])
+def test_consumer_throw_not_handled_comes_back_unchanged(raises: bool) -> None:
+    """throw() of the consumer's own exception, unhandled by the tool, is re-raised as is
+    (as a plain generator does), not classified or observed as a tool failure."""
+    seen: list[object] = []
+    gen = classified_tool(raises=raises, on_failure=lambda *a: seen.append(a))(two_items)()
+    next(gen)
+    mine = ValueError("consumer's own")
+    with pytest.raises(ValueError) as info:
+        gen.throw(mine)
+    assert info.value is mine
+    assert seen == []
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("raises", [False, True])
+async def test_async_consumer_athrow_not_handled_comes_back_unchanged(raises: bool) -> None:
+    """athrow() of the consumer's own exception comes back unchanged."""
+    seen: list[object] = []
+    agen = classified_tool(raises=raises, on_failure=lambda *a: seen.append(a))(atwo_items)()
+    await agen.__anext__()
+    mine = ValueError("consumer's own")
+    with pytest.raises(ValueError) as info:
+        await agen.athrow(mine)
+    assert info.value is mine
+    assert seen == []
+
+
+def test_consumer_throw_turned_into_another_error_is_classified() -> None:
+    """If the tool answers a thrown exception by raising another one, that one is its
+    failure, classified as usual."""
+
+    def translating() -> Iterator[int]:
+        try:
+            yield 1
+        except ValueError as exc:
+            raise httpx.ConnectError("gone") from exc
+
+    gen = classified_tool(translating)()
+    next(gen)
+    assert gen.throw(ValueError("x")).code is Code.UNAVAILABLE
+
+
+def failing_cleanup() -> Iterator[int]:
+    try:
+        yield 1
+        yield 2
+    finally:
+        raise ConnectionResetError("cleanup failed")
+
+
+async def afailing_cleanup() -> AsyncIterator[int]:
+    try:
+        yield 1
+        yield 2
+    finally:
+        raise ConnectionResetError("cleanup failed")
+
+
+def test_cleanup_failure_on_close() -> None:
+    """The tool's cleanup raising on close: observed in both modes; swallowed in Outcome
+    mode (which never raises), the typed error in raises mode."""
+    seen: list[Code | None] = []
+    observe = classified_tool(on_failure=lambda n, o, e: seen.append(o.code))
+    gen = observe(failing_cleanup)()
+    next(gen)
+    gen.close()
+    for _ in observe(failing_cleanup)():
+        break
+    assert seen == [Code.UNAVAILABLE, Code.UNAVAILABLE]
+
+    raising = classified_tool(raises=True)(failing_cleanup)()
+    next(raising)
+    with pytest.raises(TransientToolError) as info:
+        raising.close()
+    assert isinstance(info.value.__cause__, ConnectionResetError)
+
+
+def test_cleanup_failure_does_not_replace_an_error_in_flight() -> None:
+    """A failed item's typed error wins over the cleanup failure it triggers."""
+
+    def feed() -> Iterator[Any]:
+        try:
+            yield httpx.Response(404, request=REQUEST)
+        finally:
+            raise ConnectionResetError("cleanup failed")
+
+    with pytest.raises(SelfCorrectableToolError):
+        list(classified_tool(raises=True)(feed)())
+
+
+@pytest.mark.asyncio
+async def test_async_cleanup_failure_on_close() -> None:
+    """Async: aclose() in Outcome mode swallows the cleanup failure; raises mode raises."""
+    seen: list[Code | None] = []
+    agen = classified_tool(on_failure=lambda n, o, e: seen.append(o.code))(afailing_cleanup)()
+    await agen.__anext__()
+    await agen.aclose()
+    assert seen == [Code.UNAVAILABLE]
+
+    raising = classified_tool(raises=True)(afailing_cleanup)()
+    await raising.__anext__()
+    with pytest.raises(TransientToolError):
+        await raising.aclose()

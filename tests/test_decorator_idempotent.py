@@ -164,3 +164,22 @@ def test_explicit_errors_mapping_is_not_second_guessed() -> None:
     """An errors= mapping is the tool author's decision and is kept as given."""
     outcome = charge(httpx.ReadTimeout("x"), errors={httpx.ReadTimeout: Code.TIMEOUT})
     assert outcome.code is Code.TIMEOUT
+
+
+def test_exception_with_raising_bool_still_gives_an_outcome() -> None:
+    """The guard compares the original error with ``is not None``, never its truth value."""
+
+    class Odd(ConnectionResetError):
+        def __bool__(self) -> bool:
+            raise RuntimeError("__bool__")
+
+    outcomes: list[Outcome[Any]] = []
+    escaped = ""
+    try:
+        outcomes.append(charge(Odd("reset")))
+    except Exception as exc:  # kept out of pytest's report, which would call __bool__ too
+        escaped = type(exc).__name__
+    assert not escaped, f"{escaped} escaped Outcome mode"
+    (outcome,) = outcomes
+    assert outcome.code is Code.UNKNOWN and MAYBE in outcome.llm_hint
+    assert isinstance(outcome.error, Odd)

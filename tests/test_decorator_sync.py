@@ -310,3 +310,90 @@ def test_success_is_not_logged(caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.DEBUG, logger="agenterr"):
         tool("a")
     assert caplog.records == [] and seen == []
+
+
+# --- pickling and copying ---------------------------------------------------------------
+
+
+@classified_tool
+def module_level_tool(query: str) -> str:
+    """A decorated tool reachable by module and qualified name."""
+    return query.upper()
+
+
+@classified_tool(raises=True)
+async def module_level_async_tool(query: str) -> str:
+    return query
+
+
+def test_decorated_tool_pickles_by_reference() -> None:
+    """Like a function, a module-level decorated tool pickles by reference (process pools,
+    Celery), with every protocol."""
+    for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
+        assert pickle.loads(pickle.dumps(module_level_tool, protocol)) is module_level_tool
+    clone = pickle.loads(pickle.dumps(module_level_async_tool))
+    assert clone is module_level_async_tool
+    assert module_level_tool("a").value == "A"
+
+
+def test_decorated_tool_copies_as_itself() -> None:
+    """copy and deepcopy return the tool itself, as for functions (LangChain's
+    model_copy(deep=True) deep-copies the function it holds)."""
+    import copy
+
+    assert copy.copy(module_level_tool) is module_level_tool
+    assert copy.deepcopy(module_level_tool) is module_level_tool
+    assert copy.deepcopy({"tool": module_level_tool})["tool"] is module_level_tool
+
+
+def test_local_tool_does_not_pickle() -> None:
+    """A tool defined inside a function cannot be found by name, as for functions."""
+
+    @classified_tool
+    def local(x: int) -> int:
+        return x
+
+    with pytest.raises((pickle.PicklingError, AttributeError)):
+        pickle.dumps(local)
+
+
+# --- logging that raises ----------------------------------------------------------------
+
+
+class _RaisingFilter(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        raise RuntimeError("filter blew up")
+
+
+class _RaisingHandler(logging.Handler):
+    def handle(self, record: logging.LogRecord) -> bool:
+        raise RuntimeError("handler.handle blew up")
+
+    def emit(self, record: logging.LogRecord) -> None:  # pragma: no cover - never reached
+        pass
+
+
+@pytest.mark.parametrize("breaker", ["filter", "handler"])
+def test_raising_logging_setup_does_not_escape(breaker: str) -> None:
+    """A Filter or Handler of the application that raises neither escapes Outcome mode nor
+    replaces raises mode's typed error."""
+    log = logging.getLogger("agenterr")
+    level = log.level
+    filt, handler = _RaisingFilter(), _RaisingHandler()
+    log.setLevel(logging.INFO)
+    if breaker == "filter":
+        log.addFilter(filt)
+    else:
+        log.addHandler(handler)
+    try:
+
+        def tool() -> None:
+            raise ValueError("x")
+
+        assert classified_tool(tool)().code is Code.UNKNOWN
+        with pytest.raises(IndeterminateToolError):
+            classified_tool(raises=True)(tool)()
+    finally:
+        log.removeFilter(filt)
+        log.removeHandler(handler)
+        log.setLevel(level)
