@@ -146,3 +146,18 @@ def test_error_kind_rows_use_their_kind() -> None:
         if rule.startswith("error-kind-"):
             kind = vector["input"]["error"]["kind"]
             assert rule == f"error-kind-{kind.replace('_', '-')}", vector["id"]
+
+
+def test_spec_json_schema_accepts_every_expected_outcome() -> None:
+    """The JSON Schema printed in SPEC.md section 8 validates every vector's expectation."""
+    import jsonschema
+
+    blocks = re.findall(r"```json\n(\{\n  \"\$schema\".*?)```", SPEC_TEXT, re.S)
+    assert len(blocks) == 1, "SPEC.md prints exactly one JSON Schema"
+    schema = json.loads(blocks[0])
+    jsonschema.Draft202012Validator.check_schema(schema)
+    validator = jsonschema.Draft202012Validator(schema)
+    for vector in VECTORS:
+        if "expect" in vector and "wire" not in vector["input"]:
+            validator.validate(vector["expect"])
+    assert not validator.is_valid({"ok": False, "retryable": False, "code": "NOPE"})
