@@ -11,10 +11,10 @@ from collections import deque
 from collections.abc import Iterator
 from typing import Any
 
-from ._headers import MAX_HEADERS, HeaderView
+from ._headers import MAX_HEADERS
 from ._hints import hint_for, schema_hint, snippet, where
 from ._outcome import Outcome
-from ._responses import response_parts
+from ._responses import as_status, response_parts
 from ._retry_after import RETRY_AFTER_CEILING, Clock, retry_after_from_headers
 from ._taxonomy import Code
 
@@ -64,21 +64,9 @@ def _range_rule(status: int) -> Code | None:
 _TABLE: tuple[Code | None, ...] = tuple(_EXPLICIT.get(s) or _range_rule(s) for s in range(600))
 
 
-def _as_status(status: object) -> int | None:
-    """An HTTP status as an int, or ``None`` when it is not an integer (bools are not)."""
-    if type(status) is int:
-        return status
-    if isinstance(status, bool) or not hasattr(status, "__index__"):
-        return None
-    try:
-        return int(status.__index__())
-    except Exception:
-        return None
-
-
 def code_for_status(status: object) -> Code | None:
     """The code the status table gives ``status``; ``None`` for 2xx. Never raises."""
-    value = _as_status(status)
+    value = as_status(status)
     if value is None or not 100 <= value <= 599:
         return Code.UNKNOWN
     return _TABLE[value]
@@ -86,14 +74,14 @@ def code_for_status(status: object) -> Code | None:
 
 def succeeded(status: object) -> bool:
     """True when ``status`` is an integer from 200 to 299."""
-    value = _as_status(status)
+    value = as_status(status)
     return value is not None and 200 <= value <= 299
 
 
 def _status_outcome(
     status: object, body: object, headers: object, now: Clock, error: BaseException | None
 ) -> Outcome[None]:
-    value = _as_status(status)
+    value = as_status(status)
     if value is not None and 200 <= value <= 299:
         return _OK
     valid = value is not None and 100 <= value <= 599
@@ -102,7 +90,7 @@ def _status_outcome(
     recorded = value if valid and value is not None else 0
     retry_after = None
     if headers is not None and code.retryable:
-        retry_after = retry_after_from_headers(HeaderView.of(headers), now=now)
+        retry_after = retry_after_from_headers(headers, now=now)
     quoted = snippet(body)
     transport = value == 0 or (value is None and status is None)
     hint = hint_for(code, where(recorded, transport=transport), quoted, retry_after)
@@ -168,6 +156,13 @@ def from_status(
     ``headers`` supply Retry-After for transient codes; ``now`` is the clock HTTP-date
     Retry-After values are measured against. A 2xx status gives an ok Outcome.
     """
+    try:
+        return _from_status(status, body, headers, now)
+    except Exception as exc:  # the last line of defence: never raise
+        return _internal_failure(exc)
+
+
+def _from_status(status: object, body: object, headers: object, now: Clock) -> Outcome[None]:
     # Identity and type checks only: a body's own __eq__ may raise (arrays, frames).
     if (
         headers is None
@@ -196,11 +191,14 @@ def from_response(response: object, *, now: Clock = None) -> Outcome[None]:
     that is already in memory or can be peeked without consuming it; never closes
     anything. ``None`` or an object without a status gives ``UNKNOWN``.
     """
-    parts = response_parts(response)
-    if parts is None:
-        return _status_outcome(None, "", None, now, None)
-    status, headers, body = parts
-    return _status_outcome(status, body, headers, now, None)
+    try:
+        parts = response_parts(response)
+        if parts is None:
+            return _status_outcome(None, "", None, now, None)
+        status, headers, body = parts
+        return _status_outcome(status, body, headers, now, None)
+    except Exception as exc:  # the last line of defence: never raise
+        return _internal_failure(exc)
 
 
 # --- transport errors ---------------------------------------------------------------
@@ -245,6 +243,13 @@ _MAX_KINDS = 1024
 
 
 def _kind_of_type(tp: type) -> str | None:
+    try:
+        return _kind_of_type_cached(tp)
+    except Exception:
+        return None  # an unhashable or hostile exception class is no known kind
+
+
+def _kind_of_type_cached(tp: type) -> str | None:
     kind = _KINDS.get(tp)
     if kind is not None or tp in _KINDS:
         return kind
@@ -370,6 +375,13 @@ def from_error(error: object, *, now: Clock = None) -> Outcome[None]:
     """
     if error is None:
         return _OK
+    try:
+        return _from_error(error, now)
+    except Exception as exc:  # the last line of defence: never raise
+        return _internal_failure(exc)
+
+
+def _from_error(error: object, now: Clock) -> Outcome[None]:
     if not isinstance(error, Exception):
         # Not an exception at all, or a BaseException that is a control signal
         # (cancellation, KeyboardInterrupt, SystemExit), not a failed call: never retryable.
@@ -379,12 +391,15 @@ def from_error(error: object, *, now: Clock = None) -> Outcome[None]:
 
     for exc in _chain(error):
         if isinstance(exc, AgentToolError):
-            return exc.outcome
+            carried_outcome = _attr(exc, "outcome")
+            if isinstance(carried_outcome, Outcome) and carried_outcome.failed:
+                return carried_outcome
         carried = _carried_response(exc, now, error)
         if carried is not None:
             return carried
         kind = _kind_of_type(type(exc))
-        if kind is None and isinstance(exc, OSError) and _attr(exc, "errno") == errno.ETIMEDOUT:
+        number = _attr(exc, "errno") if kind is None and isinstance(exc, OSError) else None
+        if type(number) is int and number == errno.ETIMEDOUT:
             kind = _TIMEOUT
         if kind == _TIMEOUT:
             return _transport_outcome(Code.TIMEOUT, error, exc)
@@ -413,4 +428,12 @@ def schema_invalid(*problems: object) -> Outcome[None]:
     Bring your own validator and pass its messages; each is cleaned and capped, and only
     the first twenty are listed ("… and N more").
     """
-    return Outcome(Code.SCHEMA_INVALID, schema_hint(problems))
+    try:
+        return Outcome(Code.SCHEMA_INVALID, schema_hint(problems))
+    except Exception:  # a hostile problem object: the generic pre-flight hint
+        return Outcome(Code.SCHEMA_INVALID, schema_hint(()))
+
+
+def _internal_failure(exc: Exception) -> Outcome[None]:
+    """UNKNOWN for an input that defeated every guard (a hostile object): never raised."""
+    return Outcome(Code.UNKNOWN, _TRANSPORT_HINTS[Code.UNKNOWN], None, 0, None, exc)

@@ -10,11 +10,17 @@ MAX_HEADERS = 256
 """Header fields looked at; the rest are ignored so a hostile response costs O(1)."""
 
 
+_MAX_VALUE_BYTES = 4096
+"""Longest header value kept; the values read (delays) are a few characters long."""
+
+
 def _text(value: object) -> str | None:
-    if isinstance(value, str):
-        return value
+    if type(value) is str:
+        return value[:_MAX_VALUE_BYTES]
+    if isinstance(value, str):  # multidict's istr and other subclasses: as a plain str
+        return str.__str__(value)[:_MAX_VALUE_BYTES]
     if isinstance(value, (bytes, bytearray)):
-        return bytes(value).decode("latin-1")
+        return bytes(value[:_MAX_VALUE_BYTES]).decode("latin-1")
     return None
 
 
@@ -27,10 +33,11 @@ class HeaderView:
         self._fields = fields
 
     @classmethod
-    def of(cls, headers: object) -> HeaderView:
+    def of(cls, headers: object, names: frozenset[str] | None = None) -> HeaderView:
         """Read a mapping, a multi-dict, an ``email.message.Message`` or ``(name, value)`` pairs.
 
-        Anything unreadable gives an empty view; this never raises.
+        With ``names`` (lower-case), only those fields are kept. Anything unreadable gives an
+        empty view; this never raises.
         """
         if isinstance(headers, HeaderView):
             return headers
@@ -47,13 +54,16 @@ class HeaderView:
                     name, value = pair
                 except (TypeError, ValueError):
                     continue
-                if type(name) is not str or type(value) is not str:  # the rare case
-                    name, value = _text(name), _text(value)
-                    if name is None or value is None:
+                if type(name) is not str:
+                    name = _text(name)
+                    if name is None:
                         continue
                 key = name.lower()
-                if key not in fields:
-                    fields[key] = value
+                if key in fields or (names is not None and key not in names):
+                    continue
+                text = _text(value)
+                if text is not None:
+                    fields[key] = text
         except Exception:
             pass  # a broken headers object reads as whatever was read before it broke
         return cls(fields)

@@ -12,7 +12,7 @@ import functools
 import json
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from ._taxonomy import Code
 
@@ -45,10 +45,11 @@ MAX_PROBLEMS = 20
 # the soft hyphen, bidi marks, embeddings, overrides and isolates, zero-width characters,
 # the BOM, interlinear annotations, variation selectors and Unicode tag characters: none
 # of them belongs in a one-line quote, and each can hide or disguise text from a reader
-# (tag characters are a known way to smuggle instructions to a model).
+# (tag characters are a known way to smuggle instructions to a model). Lone surrogates
+# (from surrogateescape decoding or JSON escapes) cannot be written as UTF-8 at all.
 _INVISIBLE = re.compile(
     "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\xad\u061c\u180e\u200b-\u200f\u202a-\u202e"
-    "\u2060-\u2064\u2066-\u206f\ufe00-\ufe0f\ufeff\ufff9-\ufffb"
+    "\u2060-\u2064\u2066-\u206f\ud800-\udfff\ufe00-\ufe0f\ufeff\ufff9-\ufffb"
     "\U000e0000-\U000e007f\U000e0100-\U000e01ef]"
 )
 # ANSI escape sequences: CSI (ESC [ or the C1 byte U+009B, parameters, final byte), OSC
@@ -166,28 +167,75 @@ class _Bounded(Exception):
     """Stops the JSON encoder once the scan window is full."""
 
 
+_MAX_JSON_DEPTH = 100
+
+
+def _json_chunks(value: object, depth: int, stack: set[int]) -> Iterator[str]:
+    """Compact JSON of ``value``, lazily, with every string cut to the window's length.
+
+    Like ``json.dumps(value, ensure_ascii=False, separators=(",", ":"))`` up to the window,
+    but a single huge string (a base64 blob in a parsed body) costs O(window), not O(len).
+    Unknown objects become ``"<TypeName>"``; a cycle or excessive depth ends the text.
+    """
+    if isinstance(value, str):
+        yield json.dumps(value[: SCAN_WINDOW + 1], ensure_ascii=False)
+    elif value is None or isinstance(value, (bool, int, float)):
+        yield json.dumps(value)
+    elif isinstance(value, (dict, list, tuple)):
+        if depth > _MAX_JSON_DEPTH or id(value) in stack:
+            raise _Bounded
+        stack.add(id(value))
+        if isinstance(value, dict):
+            yield "{"
+            for index, (key, item) in enumerate(value.items()):
+                if isinstance(key, str):
+                    name = key[: SCAN_WINDOW + 1]
+                elif key is None or isinstance(key, (bool, int, float)):
+                    name = json.dumps(key)
+                else:
+                    name = f"<{type(key).__name__}>"
+                yield ("," if index else "") + json.dumps(name, ensure_ascii=False) + ":"
+                yield from _json_chunks(item, depth + 1, stack)
+            yield "}"
+        else:
+            yield "["
+            for index, item in enumerate(value):
+                if index:
+                    yield ","
+                yield from _json_chunks(item, depth + 1, stack)
+            yield "]"
+        stack.discard(id(value))
+    else:
+        yield json.dumps(f"<{type(value).__name__}>")
+
+
 def _json_window(value: object) -> str:
-    # iterencode is lazy, so a huge structure is only encoded as far as the window.
-    encoder = json.JSONEncoder(
-        ensure_ascii=False,
-        separators=(",", ":"),  # compact, as other languages' encoders write it
-        default=lambda o: f"<{type(o).__name__}>",
-    )
+    """At most a little more than the window of ``value``'s compact JSON (never raises)."""
     parts: list[str] = []
     size = 0
     try:
-        for chunk in encoder.iterencode(value):
+        for chunk in _json_chunks(value, 0, set()):
             parts.append(chunk)
             size += len(chunk)
             if size > SCAN_WINDOW:
                 break
-    except (ValueError, TypeError, RecursionError):
-        pass
+    except Exception:
+        pass  # a cycle, a hostile container or a huge integer: keep what was written
     return "".join(parts)
 
 
 def _window(body: object) -> tuple[str, bool]:
     """Up to SCAN_WINDOW characters of ``body`` as text, and whether there was more."""
+    try:
+        text, more = _window_of(body)
+    except Exception:
+        return "", False  # a hostile object (a str subclass that raises, a freed buffer)
+    # A plain str from here on: subclasses could override slicing, and lone surrogates
+    # cannot be written as UTF-8.
+    return str.__str__(text) if type(text) is not str else text, more
+
+
+def _window_of(body: object) -> tuple[str, bool]:
     if body is None:
         return "", False
     if isinstance(body, str):
@@ -202,7 +250,8 @@ def _window(body: object) -> tuple[str, bool]:
     if isinstance(body, (dict, list, tuple)):
         text = _json_window(body)
     elif isinstance(body, (int, float, bool)):
-        text = json.dumps(body) if not isinstance(body, float) or math.isfinite(body) else ""
+        finite = not isinstance(body, float) or math.isfinite(body)
+        text = json.dumps(body) if finite else ""
     else:
         try:
             text = str(body)

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, NoReturn, TypeVar
 
 from ._hints import hint_for, schema_hint, where
+from ._responses import as_status
+from ._retry_after import RETRY_AFTER_CEILING
 from ._taxonomy import Class, Code
 
 if TYPE_CHECKING:
@@ -40,7 +42,7 @@ class Outcome(Generic[T_co]):
     """Server-advised delay in seconds before retrying, or ``None`` when none was given."""
     status: int = 0
     """The HTTP status that produced a failure; 0 for transport and pre-flight failures."""
-    value: T_co | None = field(default=None, compare=False)
+    value: T_co | None = None
     """The tool's return value on success (never serialised)."""
     error: BaseException | None = field(default=None, compare=False, repr=False)
     """The exception that was classified, if any (never serialised, not pickled)."""
@@ -82,20 +84,27 @@ class Outcome(Generic[T_co]):
     ) -> Outcome[T_co]:
         """A failed outcome; ``llm_hint`` defaults to the code's standard hint.
 
-        An unrecognised code string becomes ``UNKNOWN``. ``retry_after`` is kept only for
-        transient codes, as the classifiers do.
+        Normalised as the classifiers do: an unrecognised code string becomes ``UNKNOWN``;
+        ``retry_after`` is kept only for transient codes, finite and non-negative, clamped
+        to the ceiling; ``status`` is kept only when it is a non-2xx status from 100 to 599.
         """
         parsed = code if isinstance(code, Code) else Code.parse(code)
-        if retry_after is not None and (
-            not parsed.retryable or not math.isfinite(retry_after) or retry_after < 0
-        ):
-            retry_after = None
+        if retry_after is not None:
+            if not parsed.retryable or not math.isfinite(retry_after) or retry_after < 0:
+                retry_after = None
+            else:
+                retry_after = min(float(retry_after), RETRY_AFTER_CEILING)
+        # As the classifiers record it: a failure's status is 0 or a non-2xx 100-599.
+        number = as_status(status)
+        valid = number is not None and 100 <= number <= 599 and not 200 <= number <= 299
+        recorded = number if valid and number is not None else 0
         if llm_hint is None:
             if parsed is Code.SCHEMA_INVALID:
                 llm_hint = schema_hint(())
             else:
-                llm_hint = hint_for(parsed, where(status, transport=True), "", retry_after)
-        return cls(parsed, llm_hint, retry_after, status, None, error)
+                place = where(recorded, transport=recorded == 0)
+                llm_hint = hint_for(parsed, place, "", retry_after)
+        return cls(parsed, llm_hint, retry_after, recorded, None, error)
 
     def __str__(self) -> str:
         if self.code is None:
@@ -140,7 +149,7 @@ class Outcome(Generic[T_co]):
         Unknown keys are ignored so newer writers stay readable; ``class`` and ``retryable``
         must agree with ``code`` when present.
         """
-        if not isinstance(data, dict):
+        if type(data) is not dict:
             raise ValueError(f"outcome: expected a JSON object, got {type(data).__name__}")
         ok = data.get("ok")
         if not isinstance(ok, bool):
@@ -155,19 +164,25 @@ class Outcome(Generic[T_co]):
                 raise ValueError("retryable: must be false when ok is true")
             return cls()
         raw_code = present.get("code")
-        if not isinstance(raw_code, str) or raw_code not in Code.__members__:
+        if type(raw_code) is not str or raw_code not in Code.__members__:
             raise ValueError(f"code: {raw_code!r} is not one of {', '.join(Code)}")
         code = Code(raw_code)
-        if "class" in present and present["class"] != code.class_.value:
+        if "class" in present and (
+            type(present["class"]) is not str or present["class"] != code.class_.value
+        ):
             raise ValueError(f"class: {present['class']!r} does not match code {code.value}")
         if "retryable" in present and present["retryable"] is not code.retryable:
             raise ValueError(f"retryable: must be {str(code.retryable).lower()} for {code.value}")
         hint = present.get("llm_hint", "")
-        if not isinstance(hint, str):
+        if type(hint) is not str:
             raise ValueError("llm_hint: must be a string")
         seconds = present.get("retry_after_seconds")
-        if seconds is not None and (type(seconds) is not int or seconds < 0):
-            raise ValueError("retry_after_seconds: must be a non-negative integer")
+        if seconds is not None and (
+            type(seconds) is not int or not 0 <= seconds <= int(RETRY_AFTER_CEILING)
+        ):
+            raise ValueError(
+                f"retry_after_seconds: must be an integer from 0 to {int(RETRY_AFTER_CEILING)}"
+            )
         if seconds is not None and not code.retryable:
             raise ValueError(f"retry_after_seconds: not allowed for {code.value}")
         status = present.get("status", 0)

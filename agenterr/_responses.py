@@ -7,7 +7,8 @@ aiohttp ``ClientResponseError``, FastAPI-style ``HTTPException``).
 
 Nothing here closes a stream or reads one to the end: a body is taken only when it is
 already in memory, or peeked (``peek``) or read and rewound (seekable file) up to
-:data:`READ_CAP` bytes.
+:data:`READ_CAP` bytes — and only for a failure. Peeking an ``http.client`` response waits
+for its first bytes, as long as the socket's own timeout allows.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 
 from ._hints import SCAN_WINDOW
 
-__all__ = ["READ_CAP", "response_parts"]
+__all__ = ["READ_CAP", "as_status", "response_parts"]
 
 READ_CAP = SCAN_WINDOW
 """Most bytes read from a body that is not yet in memory."""
@@ -32,10 +33,24 @@ def _attr(obj: object, name: str) -> Any:
         return None
 
 
+def as_status(status: object) -> int | None:
+    """An HTTP status as an int, or ``None`` when it is not an integer (bools are not).
+
+    ``__index__`` integers (``http.HTTPStatus``, NumPy integers) count; never raises.
+    """
+    if type(status) is int:
+        return status
+    try:
+        if isinstance(status, bool) or not hasattr(status, "__index__"):
+            return None
+        return int(status.__index__())
+    except Exception:
+        return None
+
+
 def _http_status(value: object) -> int | None:
-    if type(value) is int and 100 <= value <= 999:
-        return value
-    return None
+    status = as_status(value)
+    return status if status is not None and 100 <= status <= 599 else None
 
 
 def _peek(stream: object) -> bytes | None:
@@ -129,4 +144,7 @@ def response_parts(obj: object, *, exception: bool = False) -> Parts | None:
         status = _attr(obj, "code")
     if status is None:
         return None
+    number = as_status(status)
+    if number is not None and 200 <= number <= 299:
+        return status, None, None  # success: nothing to read (peeking could wait on a stream)
     return status, _attr(obj, "headers"), _in_memory_body(obj)

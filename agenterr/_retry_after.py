@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 import re
 import time
-from collections.abc import Mapping
 from datetime import UTC, datetime
 
 from ._headers import HeaderView
@@ -27,6 +26,7 @@ _MAX_VALUE_LEN = 64
 # with Retry-After (the convention of the OpenAI and Azure SDKs).
 _MS_HEADERS = ("retry-after-ms", "x-ms-retry-after-ms")
 RETRY_HEADERS = (*_MS_HEADERS, "retry-after")
+_RETRY_NAMES = frozenset(RETRY_HEADERS)
 
 _NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)?\Z")
 _MONTHS = {
@@ -121,10 +121,12 @@ def parse_retry_after(
     ``retry-after-ms``). ``now`` is the clock an HTTP-date is measured against: epoch
     seconds or an aware ``datetime`` (default: the current time). Never raises.
     """
-    if isinstance(value, bytes):
-        value = value.decode("latin-1")
-    if not isinstance(value, str) or len(value) > _MAX_VALUE_LEN:
-        return None
+    if isinstance(value, (bytes, bytearray)):
+        if len(value) > _MAX_VALUE_LEN:
+            return None
+        value = bytes(value).decode("latin-1")
+    if type(value) is not str or len(value) > _MAX_VALUE_LEN:
+        return None  # str subclasses too: their methods could do anything
     text = value.strip(" \t")
     if text.isdigit() and text.isascii() and len(text) <= 20:  # the common case: "2", "120"
         return _clamp(int(text) * (0.001 if milliseconds else 1.0))
@@ -140,22 +142,23 @@ def parse_retry_after(
         reference = _now_seconds(now)
         if math.isfinite(reference):
             seconds = _parse_http_date(text, reference)
-    except (TypeError, ValueError, OverflowError, OSError):
-        return None
+    except Exception:
+        seconds = None  # an unusable clock: no date parses, the list form still may
     if seconds is None and (first := _FIRST_OF_LIST.match(text)):
         return _parse_delta(first[1], 1.0)
     return seconds
 
 
-def retry_after_from_headers(
-    headers: HeaderView | Mapping[str, str], *, now: Clock = None
-) -> float | None:
+def retry_after_from_headers(headers: object, *, now: Clock = None) -> float | None:
     """The advised delay in seconds from response headers, or ``None``.
+
+    ``headers`` is a mapping, a client's headers object (httpx, requests, aiohttp, urllib)
+    or ``(name, value)`` pairs; never raises.
 
     Looks at ``retry-after-ms``, then ``x-ms-retry-after-ms``, then ``Retry-After``
     (case-insensitively); the first one that parses wins.
     """
-    view = headers if isinstance(headers, HeaderView) else HeaderView.of(headers)
+    view = headers if isinstance(headers, HeaderView) else HeaderView.of(headers, _RETRY_NAMES)
     for name in RETRY_HEADERS:
         raw = view.get(name)
         if raw is None:

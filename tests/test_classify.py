@@ -20,6 +20,7 @@ from agenterr import (
     classify,
     code_for_status,
     from_error,
+    from_response,
     from_status,
     succeeded,
 )
@@ -532,3 +533,79 @@ def test_reference_status_examples() -> None:
     assert f"{transient.code} retryable: {str(transient.retryable).lower()}" == (
         "UNAVAILABLE retryable: true"
     )
+
+
+def test_hostile_inputs_never_raise() -> None:
+    """Objects that fail in every way still give an Outcome (the review's cases)."""
+
+    class IndexBomb:
+        def __getattr__(self, name: str) -> object:
+            raise RuntimeError(name)
+
+    class StrBomb(str):
+        def __getitem__(self, key: object) -> str:
+            raise RuntimeError("getitem")
+
+    class Unhashable(Exception):
+        __hash__ = None  # type: ignore[assignment]
+
+    class NoOutcome(TransientToolError):
+        def __init__(self) -> None:
+            Exception.__init__(self, "no outcome")
+
+    released = memoryview(b"abc")
+    released.release()
+    for out in (
+        from_status(IndexBomb()),
+        from_status(400, 10**5000),
+        from_status(400, StrBomb("x")),
+        from_status(400, released),
+        from_status(400, {"a": 10**5000, "b": [1]}),
+        from_error(Unhashable()),
+        from_error(NoOutcome()),
+        from_error(OSError(object(), "odd errno")),
+    ):
+        assert isinstance(out, Outcome) and out.failed
+    assert not succeeded(IndexBomb())
+    assert code_for_status(IndexBomb()) is Code.UNKNOWN
+
+
+def test_huge_string_inside_a_parsed_body_is_bounded() -> None:
+    """A base64 blob in a parsed JSON body costs the window, not its length."""
+    import tracemalloc
+
+    blob = "x" * 50_000_000
+    tracemalloc.start()
+    out = from_status(400, {"error": blob, "detail": [blob]})
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert out.code is Code.INVALID_REQUEST
+    assert peak < 5_000_000  # the window, not a copy of the blob
+
+
+def test_carried_index_statuses_count() -> None:
+    """An exception carrying HTTPStatus (or any __index__ integer) is classified by it."""
+
+    class HTTPException(Exception):
+        def __init__(self, status: object) -> None:
+            super().__init__("x")
+            self.status_code = status
+
+    assert from_error(HTTPException(HTTPStatus.NOT_FOUND)).code is Code.NOT_FOUND
+    inner = TimeoutError()
+    outer = HTTPException(700)  # not a status: the walk goes on
+    outer.__cause__ = inner
+    assert from_error(outer).code is Code.TIMEOUT
+
+
+def test_success_responses_are_not_read() -> None:
+    """A 2xx response's body is never touched (peeking could wait on a live stream)."""
+
+    class Stream:
+        status = 200
+        headers: dict[str, str] = {}  # noqa: RUF012
+
+        def peek(self, n: int) -> bytes:
+            raise AssertionError("peeked a success")
+
+    assert from_response(Stream()).ok

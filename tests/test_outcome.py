@@ -56,10 +56,24 @@ def test_success_carries_value_not_serialised() -> None:
     assert out.raise_for_failure() is out
 
 
-def test_equality_ignores_value_and_error() -> None:
-    """Two outcomes are equal when their wire content is equal."""
+def test_equality_compares_value_not_error() -> None:
+    """Outcomes compare by content and success value; the classified exception is ignored."""
     assert from_error(TimeoutError("a")) == from_error(TimeoutError("b"))
-    assert Outcome.success(1) == Outcome.success(2)
+    assert Outcome.success(1) != Outcome.success(2)
+    assert Outcome.success([1]) == Outcome.success([1])
+
+
+def test_failure_constructor_normalises_like_the_classifiers() -> None:
+    """Outcome.failure never builds what the wire reader would reject."""
+    assert Outcome.failure(Code.NOT_FOUND, status=200).status == 0
+    assert Outcome.failure(Code.NOT_FOUND, status=True).status == 0  # type: ignore[arg-type]
+    assert "(no HTTP response)" in Outcome.failure(Code.NOT_FOUND, status=-1).llm_hint
+    assert Outcome.failure(Code.RATE_LIMITED, retry_after=1e9).retry_after == 86_400.0
+    for out in (
+        Outcome.failure(Code.NOT_FOUND, status=200),
+        Outcome.failure(Code.RATE_LIMITED, status=429, retry_after=1e9),
+    ):
+        assert Outcome.from_dict(out.to_dict()).to_dict() == out.to_dict()
 
 
 def test_failure_constructor_defaults() -> None:
