@@ -8,10 +8,15 @@ Exit statuses of ``agenterr classify`` encode the class, so a shell script can b
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
+import os
 import shlex
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Sequence
 from typing import Any, NoReturn, TextIO
 
@@ -43,6 +48,10 @@ EXIT_MISMATCH = 1
 
 JSONL_LINE_LIMIT = 1 << 20
 """Longest request line read by ``classify --jsonl``; longer lines get an error object."""
+COMMAND_OUTPUT_LIMIT = 64 << 20
+"""Most bytes of standard output ``vectors --command`` accepts from the program under test."""
+STDERR_TAIL = 4096
+"""Bytes of the tested program's standard error kept to show when it fails."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -83,28 +92,64 @@ def _number_or_text(value: str | None) -> float | str | None:
         return value
 
 
+def _utf8_streams() -> None:
+    """Make standard output and error UTF-8 whatever the locale (hints hold an em dash)."""
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            with contextlib.suppress(ValueError, OSError):
+                stream.reconfigure(encoding="utf-8", errors="backslashreplace")
+
+
+def _clean(text: str) -> str:
+    """``text`` with anything UTF-8 cannot encode (a lone surrogate) replaced by '?'."""
+    return text.encode("utf-8", "replace").decode("utf-8")
+
+
+def _write_line(text: str, out: TextIO) -> None:
+    out.write(_clean(text) + "\n")
+    out.flush()
+
+
 def _print(outcome: Outcome[Any], pretty: bool, out: TextIO) -> None:
-    out.write(outcome.to_json(indent=2 if pretty else None) + "\n")
+    _write_line(outcome.to_json(indent=2 if pretty else None), out)
+
+
+def _silence_stdout() -> None:
+    """The reader went away: point stdout at /dev/null so the exit flush cannot fail."""
+    with contextlib.suppress(OSError, ValueError):  # io.UnsupportedOperation is both
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+def _answer(line: bytes) -> str:
+    """The JSON answer to one request line; any failure becomes an error object's text."""
+    outcome = outcome_for_request(json.loads(line))
+    return outcome.to_json()
 
 
 def _classify_jsonl() -> int:
     out = sys.stdout
-    for number, line in iter_jsonl(sys.stdin.buffer, JSONL_LINE_LIMIT):
-        if line is None:
-            problem = f"longer than {JSONL_LINE_LIMIT} bytes"
-        elif not line.strip():
-            continue
-        else:
-            try:
-                outcome = outcome_for_request(json.loads(line))
-            except (ValueError, RecursionError) as exc:
-                problem = str(exc)
-            else:
-                _print(outcome, False, out)
-                out.flush()
+    try:
+        for number, line in iter_jsonl(sys.stdin.buffer, JSONL_LINE_LIMIT):
+            if line is None:
+                problem = f"longer than {JSONL_LINE_LIMIT} bytes"
+            elif not line.strip():
                 continue
-        out.write(json.dumps({"line": number, "error": problem}, ensure_ascii=False) + "\n")
-        out.flush()
+            else:
+                # Nothing one line holds may stop the stream: every failure is that line's.
+                try:
+                    answer = _answer(line)
+                except RecursionError:
+                    problem = "request: nested too deeply"
+                except Exception as exc:
+                    problem = str(exc) or type(exc).__name__
+                else:
+                    _write_line(answer, out)
+                    continue
+            error = {"line": number, "error": problem}
+            _write_line(json.dumps(error, ensure_ascii=False), out)
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_MISMATCH
     return 0
 
 
@@ -118,6 +163,8 @@ def _cmd_classify(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
         if given or args.header or args.pretty:
             parser.error("--jsonl reads every request from standard input; drop the other flags")
         return _classify_jsonl()
+    if args.message is not None and args.error is None:
+        parser.error("--message needs --error")
     status = 0
     if args.status is not None:
         try:
@@ -128,14 +175,18 @@ def _cmd_classify(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
         now = parse_clock(_number_or_text(args.now))
         body = _read_body(args)
     except ValueError as exc:
-        parser.error(f"--now: {exc}")
+        parser.error(f"--now: {str(exc).removeprefix('now: ')}")
     except OSError as exc:
         parser.error(f"--body-file: {exc.strerror or exc}")
     error = None
     if args.error is not None:
         error = make_error({"kind": args.error, "message": args.message or ""})
     outcome = classify(status, body, error, headers=_headers(args.header, parser), now=now)
-    _print(outcome, args.pretty, sys.stdout)
+    try:
+        _print(outcome, args.pretty, sys.stdout)
+    except BrokenPipeError:
+        # The reader went away; the class is known, so the exit status still tells it.
+        _silence_stdout()
     return EXIT_CODES[outcome.class_]
 
 
@@ -165,25 +216,89 @@ def _cmd_codes(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_command(command: str, requests: list[Any]) -> list[object]:
-    """Send every request as a JSON line to ``command``; one parsed answer per line."""
+class _PortFailure(Exception):
+    """The program under ``vectors --command`` could not be checked (one-line reason)."""
+
+
+def _run_command(argv: list[str], requests: list[Any], timeout: float) -> tuple[str, int, str]:
+    """Send every request as a JSON line to ``argv``; its stdout (decoded with replacement),
+    exit status and the tail of its stderr. Output is bounded; raises ``_PortFailure``."""
     payload = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in requests)
-    done = subprocess.run(
-        shlex.split(command),
-        input=payload,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
+    proc = subprocess.Popen(
+        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    stdin, stdout, stderr = proc.stdin, proc.stdout, proc.stderr
+    chunks: list[bytes] = []
+    tail = bytearray()
+    too_much = threading.Event()
+
+    def feed() -> None:
+        # If the program stops reading, what it answered is still judged.
+        with contextlib.suppress(OSError):
+            stdin.write(_clean(payload).encode("utf-8"))
+        with contextlib.suppress(OSError):
+            stdin.close()
+
+    def drain_stdout() -> None:
+        total = 0
+        while chunk := os.read(stdout.fileno(), 1 << 16):
+            total += len(chunk)
+            if total > COMMAND_OUTPUT_LIMIT:
+                too_much.set()
+                proc.kill()
+                return
+            chunks.append(chunk)
+
+    def drain_stderr() -> None:
+        while chunk := os.read(stderr.fileno(), 1 << 16):
+            tail.extend(chunk)
+            del tail[:-STDERR_TAIL]
+
+    threads = [
+        threading.Thread(target=target, daemon=True)
+        for target in (feed, drain_stdout, drain_stderr)
+    ]
+    for thread in threads:
+        thread.start()
+    deadline = time.monotonic() + timeout
+    try:
+        proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        raise _PortFailure(f"--command: no complete answer within {timeout:g}s") from None
+    finally:
+        # A grandchild may hold the pipes open; never wait past the deadline (plus a grace).
+        for thread in threads:
+            thread.join(max(deadline - time.monotonic(), 1.0))
+        for pipe in (stdin, stdout, stderr):
+            with contextlib.suppress(OSError):
+                pipe.close()
+    if too_much.is_set():
+        raise _PortFailure(f"--command: more than {COMMAND_OUTPUT_LIMIT} bytes of output")
+    text = b"".join(chunks).decode("utf-8", "replace")
+    return text, proc.returncode, tail.decode("utf-8", "replace")
+
+
+def _parse_answers(text: str) -> list[object]:
     answers: list[object] = []
-    for line in done.stdout.splitlines():
+    for line in text.split("\n"):
         if line.strip():
             try:
                 answers.append(json.loads(line))
-            except ValueError:
+            except (ValueError, RecursionError):
                 answers.append({"unparsable": line})
     return answers
+
+
+def _own_answer(request: object) -> object:
+    try:
+        return outcome_for_request(request).to_dict()
+    except RecursionError:
+        return {"error": "request: nested too deeply"}
+    except Exception as exc:  # a bad vector fails on its own; the run goes on
+        return {"error": str(exc) or type(exc).__name__}
 
 
 def _matches(vector: dict[str, Any], got: object) -> bool:
@@ -195,26 +310,57 @@ def _matches(vector: dict[str, Any], got: object) -> bool:
     return got == vector.get("expect")
 
 
+def _command_argv(args: argparse.Namespace, parser: argparse.ArgumentParser) -> list[str]:
+    """``--command`` split into arguments ([] without it); empty or unparsable is a usage error."""
+    if args.timeout <= 0:
+        parser.error("--timeout: must be a positive number of seconds")
+    if args.command is None:
+        return []
+    try:
+        argv = shlex.split(args.command)
+    except ValueError as exc:
+        parser.error(f"--command: {exc}")
+    if not argv:
+        parser.error("--command: empty command")
+    return argv
+
+
 def _cmd_vectors(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    argv = _command_argv(args, parser)
     try:
         vectors = load_vectors(args.path)
+    except RecursionError:
+        parser.error("cannot read vectors: nested too deeply")
     except (OSError, ValueError) as exc:
         parser.error(f"cannot read vectors: {exc}")
-    if args.command:
+    if argv:
         try:
-            answers = _run_command(args.command, [v.get("input") for v in vectors])
-        except (OSError, ValueError, subprocess.TimeoutExpired) as exc:
-            parser.error(f"--command: {exc}")
+            text, returncode, stderr = _run_command(
+                argv, [v["input"] for v in vectors], args.timeout
+            )
+        except _PortFailure as exc:
+            print(f"error: {exc}")
+            print("conformance: not run")
+            return EXIT_MISMATCH
+        except OSError as exc:
+            parser.error(f"--command: {exc.strerror or exc}")
+        answers = _parse_answers(text)
+        if returncode != 0:
+            print(f"error: --command exited with status {returncode}")
+            for line in stderr.rstrip().splitlines()[-10:]:
+                print(f"  stderr: {line}")
+        if len(answers) != len(vectors):
+            if len(answers) < len(vectors):
+                print(f"error: --command answered {len(answers)} of {len(vectors)} requests")
+            else:
+                print(f"error: --command gave {len(answers)} answers to {len(vectors)} requests")
+            print("conformance: not run")
+            return EXIT_MISMATCH
     else:
-        answers = []
-        for vector in vectors:
-            try:
-                answers.append(outcome_for_request(vector.get("input")).to_dict())
-            except ValueError as exc:
-                answers.append({"error": str(exc)})
+        returncode = 0
+        answers = [_own_answer(v["input"]) for v in vectors]
     failed = 0
-    for index, vector in enumerate(vectors):
-        got = answers[index] if index < len(answers) else None
+    for vector, got in zip(vectors, answers, strict=True):
         if _matches(vector, got):
             if args.verbose:
                 print(f"PASS {vector.get('id')}")
@@ -226,7 +372,7 @@ def _cmd_vectors(args: argparse.Namespace, parser: argparse.ArgumentParser) -> i
         print(f"  expect: {json.dumps(expected, ensure_ascii=False)}")
         print(f"  got:    {json.dumps(got, ensure_ascii=False)}")
     print(f"conformance: {len(vectors) - failed} passed, {failed} failed")
-    return EXIT_MISMATCH if failed else 0
+    return EXIT_MISMATCH if failed or returncode != 0 else 0
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -279,19 +425,25 @@ def _parser() -> argparse.ArgumentParser:
         metavar="CMD",
         help="a program speaking the JSONL protocol of 'classify --jsonl'",
     )
+    vectors.add_argument(
+        "--timeout",
+        type=float,
+        default=300.0,
+        metavar="SECONDS",
+        help="how long --command may take in all (default: 300)",
+    )
     vectors.add_argument("-v", "--verbose", action="store_true", help="list passing vectors")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
+    _utf8_streams()
     try:
         return _main(argv)
     except BrokenPipeError:
         # The reader went away (`agenterr codes | head`): stop quietly, as Unix tools do.
-        import os
-
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _silence_stdout()
         return 0
 
 

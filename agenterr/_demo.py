@@ -162,7 +162,11 @@ def _client(base: str, token: str) -> Iterator[tuple[str, Callable[..., Any]]]:
     except ImportError:
         httpx = None  # type: ignore[assignment]
     if httpx is not None:
-        with httpx.Client(base_url=base, headers=headers, timeout=CLIENT_TIMEOUT) as client:
+        # trust_env=False: the API is on 127.0.0.1, so a proxy from the environment
+        # (HTTP_PROXY, ALL_PROXY) must not see, or break, the demo's traffic.
+        with httpx.Client(
+            base_url=base, headers=headers, timeout=CLIENT_TIMEOUT, trust_env=False
+        ) as client:
 
             def call_httpx(method: str, path: str, body: object = None) -> Any:
                 return client.request(method, path, json=body)
@@ -170,13 +174,15 @@ def _client(base: str, token: str) -> Iterator[tuple[str, Callable[..., Any]]]:
             yield "httpx", call_httpx
         return
 
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # no env proxies
+
     def call_urllib(method: str, path: str, body: object = None) -> Any:
         data = None if body is None else json.dumps(body).encode()
         request = urllib.request.Request(
             base + path, data=data, method=method, headers=headers | {"Content-Type": "json"}
         )
         try:
-            with urllib.request.urlopen(request, timeout=CLIENT_TIMEOUT) as response:
+            with opener.open(request, timeout=CLIENT_TIMEOUT) as response:
                 return json.loads(response.read())
         except urllib.error.HTTPError as exc:
             # Classify while the error still holds the body (from_error peeks at it), then

@@ -128,12 +128,17 @@ def parse_clock(value: object) -> Clock:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise ValueError("now: must be epoch seconds or an HTTP-date")
-    if isinstance(value, str):
-        when = http_date_epoch(value.strip(), 0.0)
-        if when is None:
-            raise ValueError("now: not an HTTP-date")
-        return when
-    return float(value)
+    try:
+        if isinstance(value, str):
+            when = http_date_epoch(value.strip(), 0.0)
+            if when is None:
+                raise ValueError("now: not an HTTP-date")
+            return when
+        return float(value)
+    except ValueError:
+        raise
+    except Exception:  # e.g. OverflowError for an integer too large for a float
+        raise ValueError("now: out of range") from None
 
 
 def outcome_for_request(request: object) -> Outcome[Any]:
@@ -167,22 +172,28 @@ def outcome_for_request(request: object) -> Outcome[Any]:
     elif body is not None and not isinstance(body, str):
         raise ValueError("body: must be a string")
     error = make_error(request["error"]) if request.get("error") is not None else None
-    return classify(
-        request.get("status", 0),
-        body,
-        error,
-        headers=_headers(request.get("headers")),
-        now=parse_clock(request.get("now")),
-    )
+    headers = _headers(request.get("headers"))
+    now = parse_clock(request.get("now"))
+    return classify(request.get("status", 0), body, error, headers=headers, now=now)
 
 
 def load_vectors(path: str | Path | None = None) -> list[dict[str, Any]]:
     """The conformance vectors: from ``path``, or the copy shipped in the package."""
     text = Path(path).read_text(encoding="utf-8") if path is not None else _shipped_vectors()
-    data = json.loads(text)
+    try:
+        data = json.loads(text)
+    except RecursionError:
+        raise ValueError("vectors file: nested too deeply") from None
     vectors = data.get("vectors") if isinstance(data, dict) else None
     if not isinstance(vectors, list):
         raise ValueError("vectors file: expected an object with a 'vectors' list")
+    for index, vector in enumerate(vectors):
+        if not isinstance(vector, dict):
+            raise ValueError(f"vectors[{index}]: must be an object")
+        if "input" not in vector:
+            raise ValueError(f"vectors[{index}]: missing 'input'")
+        if "expect" not in vector and "expect_error" not in vector:
+            raise ValueError(f"vectors[{index}]: missing 'expect' (or 'expect_error')")
     return vectors
 
 

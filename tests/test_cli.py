@@ -2,6 +2,7 @@
 
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -248,3 +249,251 @@ def test_console_script_installed() -> None:
         check=False,
     )
     assert done.returncode == 0 and "classify" in done.stdout
+
+
+# --- review fixes: nothing the input, the locale or the port does gives a traceback -------
+
+
+def _cli(*argv: str, stdin: bytes = b"", env: dict[str, str] | None = None) -> Any:
+    return subprocess.run(
+        [sys.executable, "-m", "agenterr", *argv],
+        input=stdin,
+        capture_output=True,
+        timeout=60,
+        check=False,
+        env=os.environ | (env or {}),
+    )
+
+
+def test_jsonl_any_exception_is_that_lines_error(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not only ValueError: whatever a line raises becomes its error object; the stream goes on."""
+    from agenterr import _cli
+
+    real = _cli.outcome_for_request
+
+    def flaky(request: Any) -> Any:
+        if request.get("boom"):
+            raise OverflowError("int too large to convert to float")
+        return real(request)
+
+    monkeypatch.setattr(_cli, "outcome_for_request", flaky)
+    stdin = b'{"boom": 1}\n{"status": 503}\n'
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin)))
+    status, out, _ = run(capsys, "classify", "--jsonl")
+    answers = [json.loads(line) for line in out.splitlines()]
+    assert status == 0
+    assert answers[0] == {"line": 1, "error": "int too large to convert to float"}
+    assert answers[1]["code"] == "UNAVAILABLE"
+
+
+def test_jsonl_huge_now_is_an_error_object() -> None:
+    """A 400-digit ``now`` (OverflowError inside) is that line's error; the stream goes on."""
+    answers = _jsonl(b'{"status": 503, "now": ' + b"9" * 400 + b'}\n{"status": 429}\n')
+    assert answers[0]["line"] == 1 and answers[0]["error"].startswith("now:")
+    assert answers[1]["code"] == "RATE_LIMITED"
+
+
+def test_lone_surrogate_in_a_hint_does_not_crash_the_writer(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hint holding a lone surrogate is written with a replacement character."""
+    from agenterr import _cli
+
+    class Bad:
+        def to_json(self, indent: int | None = None) -> str:
+            return json.dumps({"llm_hint": "a\udcffb"}, ensure_ascii=False)
+
+    monkeypatch.setattr(_cli, "outcome_for_request", lambda request: Bad())
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"{}\n{}\n")))
+    status, out, _ = run(capsys, "classify", "--jsonl")
+    assert status == 0
+    assert [json.loads(line)["llm_hint"] for line in out.splitlines()] == ["a?b", "a?b"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "exit_code"),
+    [(["classify", "--status", "503"], 10), (["demo", "--seed", "1", "--no-color"], 0)],
+)
+def test_output_is_utf8_whatever_the_locale(argv: list[str], exit_code: int) -> None:
+    """An ASCII locale does not crash on the em dash: output is UTF-8."""
+    done = _cli(*argv, env={"PYTHONIOENCODING": "ascii", "LC_ALL": "C"})
+    assert done.stderr == b""
+    assert done.returncode == exit_code
+    assert "—" in done.stdout.decode("utf-8")
+
+
+def test_jsonl_output_is_utf8_in_an_ascii_locale() -> None:
+    done = _cli(
+        "classify", "--jsonl", stdin=b'{"status": 503}\n', env={"PYTHONIOENCODING": "ascii"}
+    )
+    assert done.returncode == 0, done.stderr
+    assert "—" in json.loads(done.stdout.decode("utf-8"))["llm_hint"]
+
+
+@pytest.mark.parametrize(("argv", "exit_code"), [(["--status", "503"], 10), (["--jsonl"], 1)])
+def test_broken_pipe_keeps_the_exit_status(argv: list[str], exit_code: int) -> None:
+    """A reader that went away is quiet, but classify's status still tells the class (or 1)."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "agenterr", "classify", *argv],
+            input=b'{"status": 503}\n' * 3,
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            timeout=60,
+            check=False,
+        )
+    finally:
+        os.close(write_end)
+    assert done.stderr == b""
+    assert done.returncode == exit_code
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["classify", "--now", "garbage"], "error: --now: not an HTTP-date\n"),
+        (["classify", "--message", "x"], "error: --message needs --error\n"),
+        (["vectors", "--command", ""], "error: --command: empty command\n"),
+        (["vectors", "--command", "   "], "error: --command: empty command\n"),
+        (["vectors", "--command", "'unclosed"], "error: --command: No closing quotation\n"),
+        (["vectors", "--timeout", "0"], "error: --timeout: must be a positive"),
+    ],
+)
+def test_more_usage_errors(
+    capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    """Each is one line on stderr and exit 2, never a traceback or a silent self-test."""
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    out, err = capsys.readouterr()
+    assert info.value.code == 2 and out == ""
+    assert message in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ('{"vectors": [1]}', "vectors[0]: must be an object"),
+        ("[" * 100000, "cannot read vectors"),
+        ('{"vectors": [{"expect": {}}]}', "vectors[0]: missing 'input'"),
+        ('{"vectors": [{"input": {}}]}', "vectors[0]: missing 'expect'"),
+        ("[1, 2]", "expected an object with a 'vectors' list"),
+        ("{", "cannot read vectors"),
+    ],
+    ids=["non-object", "deep", "no-input", "no-expect", "not-an-object", "truncated"],
+)
+def test_bad_vectors_file_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, content: str, message: str
+) -> None:
+    """A malformed vectors file gives one line and exit 2, never a traceback."""
+    path = tmp_path / "v.json"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(SystemExit) as info:
+        main(["vectors", str(path)])
+    _, err = capsys.readouterr()
+    assert info.value.code == 2
+    assert message in err and "Traceback" not in err
+
+
+def test_bad_vector_input_fails_that_vector(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A 400-digit ``now`` in one vector's input fails that vector; the others still run."""
+    path = _write_vectors(tmp_path / "v.json", "NOT_FOUND")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["vectors"][0]["input"]["now"] = 10**400
+    path.write_text(json.dumps(data), encoding="utf-8")
+    status, out, _ = run(capsys, "vectors", str(path))
+    assert status == 1
+    assert "FAIL v1" in out and '"error": "now:' in out
+    assert out.splitlines()[-1] == "conformance: 1 passed, 1 failed"
+
+
+def _port(tmp_path: Path, source: str) -> str:
+    """A command line running a tiny Python 'port' that answers through classify --jsonl."""
+    script = tmp_path / "port.py"
+    script.write_text(
+        "import subprocess, sys\n"
+        "requests = sys.stdin.buffer.read()\n"
+        "done = subprocess.run([sys.executable, '-m', 'agenterr', 'classify', '--jsonl'],"
+        " input=requests, capture_output=True)\n"
+        "lines = done.stdout.splitlines()\n" + source,
+        encoding="utf-8",
+    )
+    return f"{sys.executable} {script}"
+
+
+def test_port_exit_status_fails_the_run(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """A port that answers right but exits non-zero fails the run; its stderr tail is shown."""
+    path = _write_vectors(tmp_path / "v.json", "NOT_FOUND")
+    command = _port(
+        tmp_path,
+        "sys.stdout.buffer.write(b'\\n'.join(lines) + b'\\n')\n"
+        "sys.stderr.write('port crashed: segfault in decoder\\n'); sys.exit(139)\n",
+    )
+    status, out, _ = run(capsys, "vectors", str(path), "--command", command)
+    assert status == 1
+    assert "--command exited with status 139" in out
+    assert "port crashed: segfault in decoder" in out
+
+
+def test_port_answering_fewer_lines(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """A dropped answer is reported as a count, not as shifted mismatches."""
+    path = _write_vectors(tmp_path / "v.json", "NOT_FOUND")
+    command = _port(tmp_path, "sys.stdout.buffer.write(lines[0] + b'\\n')\n")
+    status, out, _ = run(capsys, "vectors", str(path), "--command", command)
+    assert status == 1
+    assert "--command answered 1 of 2 requests" in out
+    assert "FAIL" not in out
+
+
+def test_port_output_is_bounded(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """More output than the limit stops the port and fails the run with a clear message."""
+    from agenterr import _cli
+
+    monkeypatch.setattr(_cli, "COMMAND_OUTPUT_LIMIT", 1 << 16)
+    path = _write_vectors(tmp_path / "v.json", "NOT_FOUND")
+    command = _port(tmp_path, "while True: sys.stdout.buffer.write(b'x' * 65536)\n")
+    status, out, _ = run(capsys, "vectors", str(path), "--command", command)
+    assert status == 1
+    assert f"more than {1 << 16} bytes of output" in out
+
+
+def test_port_timeout_is_a_failed_run(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """A port that does not finish within --timeout fails the run (exit 1), not a usage error."""
+    path = _write_vectors(tmp_path / "v.json", "NOT_FOUND")
+    command = _port(tmp_path, "import time; time.sleep(30)\n")
+    status, out, _ = run(capsys, "vectors", str(path), "--command", command, "--timeout", "1")
+    assert status == 1
+    assert "no complete answer within 1s" in out
+
+
+def test_port_non_utf8_output_fails_only_its_vectors(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Bytes that are not UTF-8 are decoded with replacement and fail the vector they hit."""
+    path = _write_vectors(tmp_path / "v.json", "NOT_FOUND")
+    command = _port(
+        tmp_path, "sys.stdout.buffer.write(b'{\"ok\": \"\\xff\"}\\n' + lines[1] + b'\\n')\n"
+    )
+    status, out, _ = run(capsys, "vectors", str(path), "--command", command)
+    assert status == 1
+    assert "FAIL v1" in out and "\ufffd" in out
+    assert out.splitlines()[-1] == "conformance: 1 passed, 1 failed"
+
+
+@pytest.mark.parametrize("now", [10**400, -(10**400)])
+def test_protocol_huge_now_is_a_value_error(now: int) -> None:
+    """An integer too large for a float is a ValueError naming ``now``, not an OverflowError."""
+    from agenterr._protocol import outcome_for_request, parse_clock
+
+    with pytest.raises(ValueError, match=r"^now: "):
+        parse_clock(now)
+    with pytest.raises(ValueError, match=r"^now: "):
+        outcome_for_request({"status": 503, "now": now})

@@ -78,3 +78,23 @@ def test_cli_demo_respects_no_color() -> None:
     assert "agenterr demo — seed 3" in done.stdout
     assert "\x1b[" not in done.stdout
     assert done.stderr == ""
+
+
+@pytest.mark.parametrize("client", ["httpx", "urllib"])
+def test_demo_ignores_proxies_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch, client: str
+) -> None:
+    """A proxy in the environment (here a dead one) never sees the demo's 127.0.0.1 calls."""
+    for name in ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.setenv(name, "http://127.0.0.1:9")
+    for name in ("NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    if client == "urllib":
+        monkeypatch.setitem(sys.modules, "httpx", None)
+    text = _demo(1)
+    assert f"called through {client}" in text
+    assert "CONNECTION_FAILED" not in text and "gave up retrying" not in text
+    assert "RATE_LIMITED (transient, HTTP 429)" in text
+    assert "NOT_FOUND (self_correctable, HTTP 404)" in text
+    assert "UNAUTHORIZED (auth, HTTP 401)" in text
+    assert "agenterr: 3 tasks done" in text
