@@ -4,33 +4,18 @@ from __future__ import annotations
 
 import importlib.util
 import math
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 
-BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
-
-pytest.importorskip("urllib3")
-
-
-def _load(name: str) -> ModuleType:
-    if str(BENCHMARKS) not in sys.path:
-        sys.path.insert(0, str(BENCHMARKS))
-    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+from ._bench import load_benchmark
 
 
 @pytest.fixture(scope="module")
 def rows() -> list[dict[str, Any]]:
-    result: list[dict[str, Any]] = _load("bench_core").main(quick=True)
+    result: list[dict[str, Any]] = load_benchmark("bench_core").main(quick=True)
     return result
 
 
@@ -84,7 +69,7 @@ def test_import_row_reports_heavy_imports(rows: list[dict[str, Any]]) -> None:
 
 def test_runner_renders_a_markdown_table(rows: list[dict[str, Any]], tmp_path: Path) -> None:
     """run.py finds the suites and renders one table line per row."""
-    runner = _load("run")
+    runner = load_benchmark("run")
     assert "bench_core" in runner.discover()
     document = runner.render([{"suite": "core", **r} for r in rows], quick=True)
     table = [line for line in document.splitlines() if line.startswith("|")]
@@ -99,7 +84,7 @@ def test_runner_links_and_writes_a_valid_chart(
     rows: list[dict[str, Any]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """main() writes results.md and results.svg; the SVG parses, one bar per targeted ratio."""
-    runner = _load("run")
+    runner = load_benchmark("run")
     tagged = [{"suite": "core", **r} for r in rows]
     monkeypatch.setattr(runner, "run", lambda suites, *, quick: tagged)  # measured once
     out = tmp_path / "results.md"
@@ -115,7 +100,7 @@ def test_runner_links_and_writes_a_valid_chart(
 
 def test_chart_skips_info_and_odd_rows() -> None:
     """Informational, failed and malformed rows are left out; names are escaped."""
-    runner = _load("run")
+    runner = load_benchmark("run")
     odd = [
         {"name": "<&>", "ratio": 0.5, "target": "≤ 1", "met": True},
         {"name": "info", "ratio": 1.5, "target": "info", "met": None},
@@ -131,7 +116,7 @@ def test_chart_skips_info_and_odd_rows() -> None:
 
 def test_format_seconds() -> None:
     """Durations get a readable unit and never raise on odd input."""
-    runner = _load("run")
+    runner = load_benchmark("run")
     assert runner.format_seconds(2.5e-7) == "250 ns"
     assert runner.format_seconds(3.1e-6) == "3.1 µs"
     assert runner.format_seconds(0.0184) == "18.4 ms"
@@ -140,7 +125,7 @@ def test_format_seconds() -> None:
 
 def test_runner_tolerates_other_result_shapes() -> None:
     """A suite returning a flat mapping, or nothing, still yields rows instead of a crash."""
-    runner = _load("run")
+    runner = load_benchmark("run")
     rows = runner.normalise({"raises / bare": 1.01})
     assert rows == [{"name": "raises / bare", "target": "info", "met": None, "note": "1.01"}]
     (broken,) = runner.normalise(None)

@@ -4,30 +4,16 @@ from __future__ import annotations
 
 import importlib.util
 import math
-import sys
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 
-BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
-
-
-def _load(name: str) -> ModuleType:
-    if str(BENCHMARKS) not in sys.path:
-        sys.path.insert(0, str(BENCHMARKS))
-    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+from ._bench import load_benchmark
 
 
 @pytest.fixture(scope="module")
 def rows() -> list[dict[str, Any]]:
-    result: list[dict[str, Any]] = _load("bench_decorator").main(quick=True)
+    result: list[dict[str, Any]] = load_benchmark("bench_decorator").main(quick=True)
     return result
 
 
@@ -89,4 +75,4 @@ def test_stamina_is_measured_in_production_mode(rows: list[dict[str, Any]]) -> N
 
 def test_runner_discovers_the_suite() -> None:
     """run.py picks the suite up with the others."""
-    assert "bench_decorator" in _load("run").discover()
+    assert "bench_decorator" in load_benchmark("run").discover()
