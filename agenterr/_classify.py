@@ -15,7 +15,13 @@ from ._headers import MAX_HEADERS
 from ._hints import hint_for, schema_hint, snippet, where
 from ._outcome import Outcome
 from ._responses import as_status, response_parts
-from ._retry_after import RETRY_AFTER_CEILING, Clock, retry_after_from_headers
+from ._retry_after import (
+    MS_HEADERS,
+    RETRY_HEADERS,
+    Clock,
+    parse_retry_after,
+    retry_after_from_headers,
+)
 from ._taxonomy import Code
 
 __all__ = [
@@ -103,8 +109,7 @@ _PLAIN: dict[int, Outcome[None]] = {
 }
 
 
-_RETRY_NAMES = {"retry-after": 1.0, "retry-after-ms": 0.001, "x-ms-retry-after-ms": 0.001}
-_RETRY_LENS = frozenset(len(n) for n in _RETRY_NAMES)
+_RETRY_LENS = frozenset(len(n) for n in RETRY_HEADERS)
 
 
 def _fast_headers(status: int, headers: dict[Any, Any]) -> Outcome[None] | None:
@@ -122,7 +127,7 @@ def _fast_headers(status: int, headers: dict[Any, Any]) -> Outcome[None] | None:
     for name in headers:
         if type(name) is not str:
             return None
-        if len(name) in _RETRY_LENS and name.lower() in _RETRY_NAMES:
+        if len(name) in _RETRY_LENS and name.lower() in RETRY_HEADERS:
             if found is not None:
                 return None
             found = name
@@ -135,9 +140,11 @@ def _fast_headers(status: int, headers: dict[Any, Any]) -> Outcome[None] | None:
     cached = _BY_HEADER.get(key)
     if cached is not None:
         return cached
-    if len(value) > 20 or not (value.isdigit() and value.isascii()):
+    if not (value.isdigit() and value.isascii()):
         return None  # dates and decimals: the general path (dates depend on the clock)
-    delay = min(int(value) * _RETRY_NAMES[found.lower()], RETRY_AFTER_CEILING)
+    delay = parse_retry_after(value, milliseconds=found.lower() in MS_HEADERS)
+    if delay is None:
+        return None
     cached = Outcome(code, hint_for(code, where(status), "", delay), delay, status)
     if len(_BY_HEADER) < 4096:
         _BY_HEADER[key] = cached

@@ -24,8 +24,8 @@ _MAX_VALUE_LEN = 64
 
 # Millisecond headers first: they are more precise and, when a server sends both, agree
 # with Retry-After (the convention of the OpenAI and Azure SDKs).
-_MS_HEADERS = ("retry-after-ms", "x-ms-retry-after-ms")
-RETRY_HEADERS = (*_MS_HEADERS, "retry-after")
+MS_HEADERS = ("retry-after-ms", "x-ms-retry-after-ms")
+RETRY_HEADERS = (*MS_HEADERS, "retry-after")
 _RETRY_NAMES = frozenset(RETRY_HEADERS)
 
 _NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)?\Z")
@@ -163,7 +163,7 @@ def retry_after_from_headers(headers: object, *, now: Clock = None) -> float | N
         raw = view.get(name)
         if raw is None:
             continue
-        seconds = parse_retry_after(raw, now=now, milliseconds=name in _MS_HEADERS)
+        seconds = parse_retry_after(raw, now=now, milliseconds=name in MS_HEADERS)
         if seconds is not None:
             return seconds
     return None

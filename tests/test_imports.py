@@ -20,6 +20,19 @@ print(json.dumps(sorted({{m.partition(".")[0] for m in sys.modules}} & set(sys.a
 """
 
 
+def _heavy_loaded_after(statement: str) -> list[str]:
+    """The heavy packages a fresh interpreter has loaded after running ``statement``."""
+    out = subprocess.run(
+        [sys.executable, "-c", _PROBE.format(statement=statement), *HEAVY],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    loaded: list[str] = json.loads(out.stdout)
+    return loaded
+
+
 @pytest.mark.parametrize(
     "statement",
     [
@@ -31,14 +44,7 @@ print(json.dumps(sorted({{m.partition(".")[0] for m in sys.modules}} & set(sys.a
 )
 def test_import_loads_no_heavy_package(statement: str) -> None:
     """A fresh interpreter that imports agenterr has none of the heavy packages loaded."""
-    out = subprocess.run(
-        [sys.executable, "-c", _PROBE.format(statement=statement), *HEAVY],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    assert json.loads(out.stdout) == []
+    assert _heavy_loaded_after(statement) == []
 
 
 def test_classifying_loads_no_heavy_package() -> None:
@@ -49,14 +55,7 @@ def test_classifying_loads_no_heavy_package() -> None:
         "agenterr.from_error(TimeoutError('slow'))\n"
         "agenterr.from_response(object())\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", _PROBE.format(statement=statement), *HEAVY],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    assert json.loads(out.stdout) == []
+    assert _heavy_loaded_after(statement) == []
 
 
 def test_decorator_loads_on_first_use() -> None:
