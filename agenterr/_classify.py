@@ -11,9 +11,10 @@ from collections import deque
 from collections.abc import Iterator
 from typing import Any
 
-from ._headers import MAX_HEADERS
+from ._headers import MAX_HEADERS, HeaderView
 from ._hints import hint_for, schema_hint, snippet, where
 from ._outcome import Outcome
+from ._refine import REFINE_HEADERS, refine, server_clock
 from ._responses import as_status, response_parts
 from ._retry_after import (
     MS_HEADERS,
@@ -95,12 +96,33 @@ def _status_outcome(
     assert code is not None
     recorded = value if valid and value is not None else 0
     retry_after = None
-    if headers is not None and code.retryable:
+    quota = False
+    quote: str | None = None
+    if valid and (headers is not None or _has_body(body)):
+        # SPEC 11: headers and the error body may move the failure to another class.
+        view = HeaderView.of(headers)
+        clock = server_clock(view, now) if view.get("date") is not None else now
+        family = retry_after_from_headers(view, now=clock) if headers is not None else None
+        refined = refine(recorded, code, body, view, family, now)
+        code, retry_after, quota, quote = (
+            refined.code,
+            refined.retry_after,
+            refined.quota,
+            refined.quote,
+        )
+    elif headers is not None and code.retryable:
         retry_after = retry_after_from_headers(headers, now=now)
-    quoted = snippet(body)
+    quoted = snippet(body if quote is None else quote)
     transport = value == 0 or (value is None and status is None)
-    hint = hint_for(code, where(recorded, transport=transport), quoted, retry_after)
+    hint = hint_for(code, where(recorded, transport=transport), quoted, retry_after, quota=quota)
     return Outcome(code, hint, retry_after, recorded, None, error)
+
+
+def _has_body(body: object) -> bool:
+    """Whether a body may carry signals (type checks only: a body's __bool__ may raise)."""
+    if isinstance(body, (str, bytes, bytearray, dict, list)):
+        return len(body) > 0
+    return isinstance(body, memoryview)
 
 
 # Outcomes without body or headers are the same every time: build them once.
@@ -109,17 +131,22 @@ _PLAIN: dict[int, Outcome[None]] = {
 }
 
 
-_RETRY_LENS = frozenset(len(n) for n in RETRY_HEADERS)
+# Names that send a body-less dict of headers down the general path: the refinements
+# (SPEC 11) read them. Content-Type and Date only matter with a body or an HTTP-date.
+_BAIL = REFINE_HEADERS - {"content-type", "date"}
+_WATCHED = frozenset(RETRY_HEADERS) | _BAIL
+_WATCHED_LENS = frozenset(len(n) for n in _WATCHED)
 
 
 def _fast_headers(status: int, headers: dict[Any, Any]) -> Outcome[None] | None:
     """The outcome for a body-less status with a plain dict of headers, or None to fall back.
 
-    Handles the common shape only (at most one Retry-After-like header, integer value);
-    anything else goes through the general path.
+    Handles the common shape only (no refinement header, at most one Retry-After-like
+    header with an integer value, on a transient code); anything else goes through the
+    general path.
     """
     code = _TABLE[status]
-    if code is None or not code.retryable:
+    if code is None:
         return _PLAIN[status]
     if len(headers) > MAX_HEADERS:
         return None  # the general path reads only the first MAX_HEADERS fields
@@ -127,12 +154,18 @@ def _fast_headers(status: int, headers: dict[Any, Any]) -> Outcome[None] | None:
     for name in headers:
         if type(name) is not str:
             return None
-        if len(name) in _RETRY_LENS and name.lower() in RETRY_HEADERS:
-            if found is not None:
+        if len(name) in _WATCHED_LENS:
+            lowered = name.lower()
+            if lowered in _BAIL:
                 return None
-            found = name
+            if lowered in _WATCHED:
+                if found is not None:
+                    return None
+                found = name
     if found is None:
         return _PLAIN[status]
+    if not code.retryable:
+        return None  # a 400/403 with Retry-After: the refinements decide
     value = headers[found]
     if type(value) is not str:
         return None

@@ -356,6 +356,14 @@ _TEMPLATES: dict[Code, str] = {
 }
 _NO_WAIT = " after a short delay"
 
+# UNAUTHORIZED for an exhausted quota or billing limit (SPEC 11.7): a human must pay, raise
+# the quota or wait for the period to end, and the model must not blame its token.
+_QUOTA_TEMPLATE = (
+    "The API refused this call because a quota or billing limit is exhausted{where}. This is "
+    "NOT a problem with your arguments — do not modify them, and do not retry: a human or the "
+    "orchestrator must add credit, raise the quota or wait for the quota period to reset.{said}"
+)
+
 
 def where(status: int, *, transport: bool = False) -> str:
     """The parenthetical naming what produced the failure."""
@@ -376,8 +384,21 @@ def wait_phrase(retry_after: float | None) -> str:
     return f" after at least {seconds} second{'s' if seconds != 1 else ''}"
 
 
-def hint_for(code: Code, where_: str, quoted: str = "", retry_after: float | None = None) -> str:
-    """The hint for ``code``; ``quoted`` is text already passed through :func:`snippet`."""
+def hint_for(
+    code: Code,
+    where_: str,
+    quoted: str = "",
+    retry_after: float | None = None,
+    *,
+    quota: bool = False,
+) -> str:
+    """The hint for ``code``; ``quoted`` is text already passed through :func:`snippet`.
+
+    ``quota`` selects the billing/quota wording of ``UNAUTHORIZED``.
+    """
+    if quota and code is Code.UNAUTHORIZED:
+        said = f" The API said: {quoted}" if quoted else ""
+        return _QUOTA_TEMPLATE.format(where=where_, said=said)
     if not quoted:
         return _bare_hint(code, where_, retry_after)
     return _format_hint(code, where_, quoted, retry_after)

@@ -1,0 +1,690 @@
+"""Provider-aware refinements: signals in headers and error bodies that override the table.
+
+The status table (SPEC.md section 3) is right most of the time; real APIs say the needed
+reaction elsewhere too. This module reads those signals — a bounded prefix of the body,
+parsed as JSON or scanned for an XML ``<Code>``, and a handful of headers — and names the
+code whose reaction is right. Every rule is a row of a table below, with its SPEC.md
+anchor; SPEC.md section 11 gives each row's source and reason. Nothing here raises.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterator
+from typing import Any, NamedTuple
+
+from ._headers import HeaderView
+from ._retry_after import (
+    RETRY_AFTER_CEILING,
+    Clock,
+    _now_seconds,
+    http_date_epoch,
+    parse_retry_after,
+)
+from ._taxonomy import Class, Code
+
+__all__ = [
+    "GRPC_NAMES",
+    "IDENTIFIERS",
+    "LONG_WAIT",
+    "PARSE_LIMIT",
+    "REFINE_HEADERS",
+    "Refined",
+    "Signals",
+    "code_for_identifier",
+    "normalise",
+    "read_signals",
+    "refine",
+    "server_clock",
+]
+
+PARSE_LIMIT = 32_768
+"""Longest body (characters of text, bytes of bytes) parsed for signals; longer ones only
+have their first PARSE_LIMIT units scanned for an XML ``<Code>``. Error bodies are small, and
+a JSON document cut short does not parse anyway, so cost stays O(1) in body size."""
+
+LONG_WAIT = 3600.0
+"""A rate limit that asks for a longer wait than this is a quota, not a hiccup (SPEC 11.6)."""
+
+_MAX_ITEMS = 16
+"""Members of any JSON array looked at (``errors[]``, ``details[]``, violations)."""
+_MAX_IDENTIFIER = 128
+_MAX_MESSAGES = 8
+_MAX_MESSAGE = 2048
+
+
+# --- rule groups, in precedence order (SPEC 11.2): the first group with a match wins ------
+
+
+class _Group(NamedTuple):
+    anchor: str
+    code: Code
+    quota: bool  # the billing/quota hint variant (SPEC 11.7)
+
+
+QUOTA = _Group("r-quota", Code.UNAUTHORIZED, True)
+AUTH = _Group("r-auth", Code.UNAUTHORIZED, False)
+THROTTLED = _Group("r-throttled", Code.RATE_LIMITED, False)
+TIMED_OUT = _Group("r-timeout", Code.TIMEOUT, False)
+BUSY = _Group("r-busy", Code.UNAVAILABLE, False)
+MISSING = _Group("r-missing", Code.NOT_FOUND, False)
+INVALID = _Group("r-invalid", Code.INVALID_REQUEST, False)
+FATAL = _Group("r-fatal", Code.UNKNOWN, False)
+_PRECEDENCE = (QUOTA, AUTH, THROTTLED, TIMED_OUT, BUSY, MISSING, INVALID, FATAL)
+_RANK = {group.anchor: rank for rank, group in enumerate(_PRECEDENCE)}
+
+
+def normalise(identifier: str) -> str:
+    """An error identifier compared the way SPEC 11.3 says: lower case, letters and digits."""
+    return "".join(c for c in identifier[:_MAX_IDENTIFIER].lower() if c.isascii() and c.isalnum())
+
+
+_BY_GROUP: dict[_Group, tuple[str, ...]] = {
+    QUOTA: (
+        "insufficient_quota",  # OpenAI: credits or monthly budget exhausted
+        "billing_hard_limit_reached",  # OpenAI
+        "billing_not_active",  # OpenAI
+        "billing_error",  # Anthropic
+        "BILLING_DISABLED",  # Google ErrorInfo reason
+        "dailyLimitExceeded",  # Google API (daily quota)
+        "quotaExceeded",  # Google API (a project quota, not a rate)
+        "quotaLimitReached",  # Microsoft Graph (storage quota)
+        "insufficient_space",  # Dropbox
+        "insufficient_storage",  # Microsoft Graph / OneDrive
+    ),
+    AUTH: (
+        # AWS (JSON __type, x-amzn-ErrorType, XML <Code>)
+        "AccessDenied",
+        "AccessDeniedException",
+        "AuthFailure",
+        "ExpiredToken",
+        "ExpiredTokenException",
+        "IncompleteSignature",
+        "InvalidAccessKeyId",
+        "InvalidClientTokenId",
+        "InvalidSignatureException",
+        "KMSAccessDeniedException",
+        "MissingAuthenticationToken",
+        "MissingAuthenticationTokenException",
+        "NotAuthorized",
+        "SignatureDoesNotMatch",
+        "UnauthorizedOperation",
+        "UnrecognizedClientException",
+        # Google (gRPC status names and ErrorInfo reasons)
+        "API_KEY_INVALID",
+        "PERMISSION_DENIED",
+        "UNAUTHENTICATED",
+        "SERVICE_DISABLED",
+        "accessNotConfigured",
+        "insufficientPermissions",
+        # Azure Resource Manager / Entra
+        "AuthorizationFailed",
+        "InvalidAuthenticationToken",
+        "ExpiredAuthenticationToken",
+        "MissingSubscriptionRegistration",
+        # Slack
+        "invalid_auth",
+        "not_authed",
+        "account_inactive",
+        "token_revoked",
+        "token_expired",
+        "missing_scope",
+        "not_in_channel",
+        "no_permission",
+        # GraphQL extensions.code conventions
+        "ACCESS_DENIED",
+        "FORBIDDEN",
+    ),
+    THROTTLED: (
+        # AWS
+        "Throttling",
+        "ThrottlingException",
+        "ThrottledException",
+        "TooManyRequestsException",
+        "ProvisionedThroughputExceededException",
+        "RequestLimitExceeded",
+        "RequestThrottled",
+        "RequestThrottledException",
+        "SlowDown",
+        "LimitExceededException",
+        "BandwidthLimitExceeded",
+        "PriorRequestNotComplete",
+        "EC2ThrottledException",
+        # Google
+        "rateLimitExceeded",
+        "userRateLimitExceeded",
+        "RATE_LIMIT_EXCEEDED",
+        "RESOURCE_EXHAUSTED",
+        # OpenAI, Anthropic, Slack, Shopify, HubSpot, Kubernetes, Microsoft Graph, Stripe
+        "rate_limit_exceeded",
+        "rate_limit_error",
+        "rate_limited",
+        "rate_limit",
+        "THROTTLED",
+        "TooManyRequests",
+        "activityLimitReached",
+    ),
+    TIMED_OUT: (
+        "RequestTimeout",
+        "RequestTimeoutException",
+        "DEADLINE_EXCEEDED",
+        "CANCELLED",
+        "Timeout",  # Kubernetes Status reason
+        "request_timeout",  # Slack
+    ),
+    BUSY: (
+        # AWS
+        "ServiceUnavailable",
+        "ServiceUnavailableException",
+        "InternalFailure",
+        "InternalError",
+        "IDPCommunicationError",
+        "IDPCommunicationErrorException",
+        "OperationAborted",
+        "TransactionInProgressException",
+        # Google (gRPC)
+        "UNAVAILABLE",
+        "ABORTED",
+        "INTERNAL",
+        "backendError",
+        # Azure, Microsoft Graph
+        "AnotherOperationInProgress",
+        "ResourceGroupBeingDeleted",
+        "ServerBusy",
+        "Directory_ConcurrencyViolation",
+        "serviceNotAvailable",
+        # Stripe, Slack, Kubernetes
+        "overloaded_error",  # Anthropic (HTTP 529, and as a streamed error event)
+        "api_error",  # Anthropic: an unexpected internal error
+        "idempotency_key_in_use",
+        "lock_timeout",
+        "internal_error",
+        "service_unavailable",
+        "ServerTimeout",
+    ),
+    MISSING: (
+        "NOT_FOUND",
+        "NotFound",
+        "ResourceNotFound",
+        "ResourceNotFoundException",
+        "NoSuchKey",
+        "NoSuchBucket",
+        "channel_not_found",
+        "user_not_found",
+    ),
+    INVALID: (
+        "INVALID_ARGUMENT",
+        "UNIMPLEMENTED",
+        "FAILED_PRECONDITION",
+        "OUT_OF_RANGE",
+        "ALREADY_EXISTS",
+        "AlreadyExists",
+        "ValidationException",
+        "InvalidParameterValue",
+        "card_error",  # Stripe: the card, an argument, is what must change
+        "invalid_arguments",
+        "is_archived",
+        "BAD_USER_INPUT",
+        "GRAPHQL_VALIDATION_FAILED",
+        "GRAPHQL_PARSE_FAILED",
+    ),
+    FATAL: (
+        "fatal_error",  # Slack: "the server could not complete your operation(s)"
+        "DATA_LOSS",
+    ),
+}
+
+GRPC_NAMES = (
+    "OK",
+    "CANCELLED",
+    "UNKNOWN",
+    "INVALID_ARGUMENT",
+    "DEADLINE_EXCEEDED",
+    "NOT_FOUND",
+    "ALREADY_EXISTS",
+    "PERMISSION_DENIED",
+    "RESOURCE_EXHAUSTED",
+    "FAILED_PRECONDITION",
+    "ABORTED",
+    "OUT_OF_RANGE",
+    "UNIMPLEMENTED",
+    "INTERNAL",
+    "UNAVAILABLE",
+    "DATA_LOSS",
+    "UNAUTHENTICATED",
+)
+"""gRPC status names by number (``grpc-status: 14`` is ``UNAVAILABLE``); each name is an
+identifier of the table below except OK and UNKNOWN (no reaction follows from them)."""
+
+IDENTIFIERS: dict[str, _Group] = {}
+"""Normalised error identifier → its rule group (SPEC 11.3, table "identifiers")."""
+for _group, _names in _BY_GROUP.items():
+    for _name in _names:
+        IDENTIFIERS.setdefault(normalise(_name), _group)
+
+
+def code_for_identifier(identifier: object) -> Code | None:
+    """The code an error identifier names (SPEC 11.3), or ``None`` for an unknown one."""
+    if not isinstance(identifier, str):
+        return None
+    group = IDENTIFIERS.get(normalise(identifier))
+    return group.code if group is not None else None
+
+
+# Phrases in an API's own message (lower-cased substring match) for the few providers whose
+# documented errors carry no identifier for the distinction (SPEC 11.4).
+_QUOTA_PHRASES = (
+    "plan and billing",  # OpenAI, Gemini: "check your plan and billing details"
+    "enable billing",  # Gemini free tier unavailable
+    "credit balance",  # Anthropic: "Your credit balance is too low"
+    "spend limit",  # Anthropic: monthly spend limit of the usage tier
+    "usage limits",  # Anthropic: "You have reached your specified API usage limits"
+    "daily limit",  # HubSpot, Google
+    "monthly limit",
+)
+_RATE_PHRASES = ("rate limit", "too many requests", "throttl", "try again later")
+_PHRASE_STATUSES = frozenset({400, 402, 403, 429})
+_RATE_PHRASE_STATUSES = frozenset({400, 403})
+
+# Quota names (Google QuotaFailure, ErrorInfo metadata) tell a rate from an allowance.
+_LONG_PERIOD = ("perday", "daily", "permonth", "monthly", "peryear")
+_SHORT_PERIOD = ("persecond", "perminute", "per100seconds", "perhour")
+
+
+# --- body signals --------------------------------------------------------------------
+
+
+class Signals(NamedTuple):
+    """What a body says, read once (SPEC 11.3)."""
+
+    identifiers: tuple[str, ...] = ()
+    messages: tuple[str, ...] = ()
+    quota_names: tuple[str, ...] = ()
+    retry_delay: float | None = None  # Google RetryInfo.retryDelay, in seconds
+    problem: str | None = None  # RFC 9457 title/detail text to quote
+
+
+_NONE = Signals()
+_XML_CODE = re.compile(r"<Code>\s*([^<\s]{1,128})\s*</Code>")
+_XML_MESSAGE = re.compile(r"<Message>([^<]{0,2048})</Message>")
+_DURATION = re.compile(r"\s*([0-9]{1,12}(?:\.[0-9]{1,9})?)s\s*\Z")
+
+
+def _prefix(body: object) -> tuple[str, bool] | None:
+    """The body's text if it is short enough to parse (else its scan prefix), or None."""
+    if isinstance(body, str):
+        return (body, True) if len(body) <= PARSE_LIMIT else (body[:PARSE_LIMIT], False)
+    if isinstance(body, (bytes, bytearray, memoryview)):
+        try:
+            size = len(body)
+            data = bytes(body[:PARSE_LIMIT])
+        except Exception:
+            return None
+        return data.decode("utf-8", "replace"), size <= PARSE_LIMIT
+    return None
+
+
+def read_signals(body: object, problem_json: bool = False) -> Signals:
+    """The signals a body carries; parsed JSON (dict/list) is read as is. Never raises."""
+    try:
+        if isinstance(body, (dict, list)):
+            return _from_document(body, problem_json)
+        prefix = _prefix(body)
+        if prefix is None:
+            return _NONE
+        text, whole = prefix
+        start = text.lstrip()[:1]
+        if start in ("{", "[") and whole:
+            try:
+                document = json.loads(text)
+            except (ValueError, RecursionError):
+                return _NONE
+            return _from_document(document, problem_json)
+        if start == "<":
+            return _from_xml(text)
+        return _NONE
+    except Exception:
+        return _NONE
+
+
+def _from_xml(text: str) -> Signals:
+    code = _XML_CODE.search(text)
+    if code is None:
+        return _NONE
+    message = _XML_MESSAGE.search(text)
+    return Signals((code[1],), (message[1],) if message else ())
+
+
+class _Reader:
+    __slots__ = ("identifiers", "messages", "quota_names", "retry_delay")
+
+    def __init__(self) -> None:
+        self.identifiers: list[str] = []
+        self.messages: list[str] = []
+        self.quota_names: list[str] = []
+        self.retry_delay: float | None = None
+
+    def identifier(self, value: object, namespaced: bool = False) -> None:
+        if isinstance(value, str) and value and len(self.identifiers) < 4 * _MAX_ITEMS:
+            if namespaced:  # "com.amazonaws.dynamodb.v20120810#ThrottlingException"
+                value = value.rpartition("#")[2].partition(":")[0]
+            self.identifiers.append(value[:_MAX_IDENTIFIER])
+
+    def message(self, value: object) -> None:
+        if isinstance(value, str) and value and len(self.messages) < _MAX_MESSAGES:
+            self.messages.append(value[:_MAX_MESSAGE])
+
+    def error_object(self, error: dict[str, Any]) -> None:
+        """``error: {...}`` of OpenAI, Anthropic, Google, Azure, Stripe, Microsoft Graph."""
+        for key in ("code", "type", "status", "reason"):
+            self.identifier(error.get(key))
+        self.message(error.get("message"))
+        for key in ("innerError", "innererror"):  # Microsoft Graph, Azure
+            inner = error.get(key)
+            if isinstance(inner, dict):
+                self.identifier(inner.get("code"))
+        for item in _items(error.get("errors")):  # Google API "errors[].reason"
+            self.identifier(item.get("reason"))
+            self.identifier(item.get("code"))
+        for item in _items(error.get("details")):
+            self.google_detail(item)
+        tag = error.get(".tag")  # Dropbox unions: {".tag": "path", "path": {".tag": …}}
+        if isinstance(tag, str):
+            self.identifier(tag)
+            nested = error.get(tag)
+            if isinstance(nested, dict):
+                self.identifier(nested.get(".tag"))
+
+    def google_detail(self, detail: dict[str, Any]) -> None:
+        kind = detail.get("@type")
+        kind = kind.rpartition(".")[2] if isinstance(kind, str) else ""
+        if kind == "RetryInfo":
+            self.retry_delay = _duration(detail.get("retryDelay"))
+        elif kind == "ErrorInfo":
+            self.identifier(detail.get("reason"))
+            metadata = detail.get("metadata")
+            if isinstance(metadata, dict):
+                for key in ("quota_metric", "quota_limit", "quota_id"):
+                    self.quota(metadata.get(key))
+        elif kind == "QuotaFailure":
+            for violation in _items(detail.get("violations")):
+                self.quota(violation.get("quotaId") or violation.get("subject") or "?")
+                self.quota(violation.get("quotaMetric"))
+                self.quota(violation.get("description"))
+        elif "reason" in detail:
+            self.identifier(detail.get("reason"))
+
+    def quota(self, value: object) -> None:
+        if isinstance(value, str) and value and len(self.quota_names) < _MAX_ITEMS:
+            self.quota_names.append(value[:_MAX_MESSAGE])
+
+
+def _items(value: object) -> Iterator[dict[str, Any]]:
+    if isinstance(value, list):
+        for item in value[:_MAX_ITEMS]:
+            if isinstance(item, dict):
+                yield item
+
+
+def _duration(value: object) -> float | None:
+    """A google.protobuf.Duration in its JSON form ("1.5s") or as {seconds, nanos}."""
+    seconds: float | None = None
+    if isinstance(value, str):
+        match = _DURATION.match(value)
+        seconds = float(match[1]) if match else None
+    elif isinstance(value, dict):
+        whole, nanos = value.get("seconds", 0), value.get("nanos", 0)
+        if isinstance(whole, str) and whole.isdigit() and len(whole) <= 12:
+            whole = int(whole)
+        if type(whole) is int and type(nanos) is int and 0 <= whole <= 10**12:
+            seconds = whole + nanos / 1e9
+    if seconds is None or not math.isfinite(seconds) or seconds < 0:
+        return None
+    return min(seconds, RETRY_AFTER_CEILING)
+
+
+def _from_document(document: object, problem_json: bool) -> Signals:
+    if isinstance(document, list):  # a batch or a bare error list: its first error object
+        document = next(iter(_items(document)), None)
+    if not isinstance(document, dict):
+        return _NONE
+    reader = _Reader()
+    error = document.get("error")
+    if isinstance(error, dict):
+        reader.error_object(error)
+    elif isinstance(error, str):  # Slack {"ok": false, "error": "rate_limited"}
+        reader.identifier(error)
+    inner = document.get("Error")  # AWS query JSON {"Error": {"Code": …, "Message": …}}
+    if isinstance(inner, dict):
+        reader.identifier(inner.get("Code"))
+        reader.message(inner.get("Message"))
+    reader.identifier(document.get("__type"), namespaced=True)
+    for key in ("code", "errorType", "reason", "type"):
+        reader.identifier(document.get(key))
+    for key in ("message", "Message", "detail", "title"):
+        reader.message(document.get(key))
+    for item in _items(document.get("errors")):  # GraphQL, Cloudflare, Shopify REST
+        extensions = item.get("extensions")
+        if isinstance(extensions, dict):
+            reader.identifier(extensions.get("code"))
+        reader.identifier(item.get("code"))
+        reader.identifier(item.get("type"))
+        reader.message(item.get("message"))
+    summary = document.get("error_summary")  # Dropbox "path/insufficient_space/.."
+    if isinstance(summary, str):
+        for part in summary.split("/", 4)[:4]:
+            reader.identifier(part)
+    return Signals(
+        tuple(reader.identifiers),
+        tuple(reader.messages),
+        tuple(reader.quota_names),
+        reader.retry_delay,
+        _problem_text(document) if problem_json else None,
+    )
+
+
+def _problem_text(document: dict[str, Any]) -> str | None:
+    """RFC 9457: "title: detail", then the invalid parameters, as one sentence to quote."""
+    parts = [
+        value
+        for value in (document.get("title"), document.get("detail"))
+        if isinstance(value, str) and value.strip()
+    ]
+    text = ": ".join(parts)
+    params: list[str] = []
+    for key in ("invalid-params", "invalid_params", "errors"):
+        for item in _items(document.get(key)):
+            name = item.get("name") or item.get("pointer") or item.get("field")
+            reason = item.get("reason") or item.get("detail") or item.get("message")
+            if isinstance(reason, str) and reason.strip():
+                params.append(f"{name}: {reason}" if isinstance(name, str) else reason)
+    if params:
+        text = f"{text} ({'; '.join(params)})" if text else "; ".join(params)
+    return text or None
+
+
+# --- headers -------------------------------------------------------------------------
+
+_SHOULD_RETRY = "x-should-retry"
+_REMAINING = "x-ratelimit-remaining"
+_AMZN_TYPE = "x-amzn-errortype"
+_DATE = "date"
+REFINE_HEADERS = frozenset(
+    {
+        _SHOULD_RETRY,
+        _REMAINING,
+        _AMZN_TYPE,
+        _DATE,
+        "content-type",
+        "x-amz-retry-after",
+        "ratelimit",
+        "ratelimit-reset",
+        "x-ratelimit-reset",
+        "x-ratelimit-reset-after",
+    }
+)
+"""Header names (lower case) the refinements read, besides the Retry-After family."""
+
+_RATELIMIT_RESET = re.compile(r"(?:^|[;,\s])(?:reset|t)=([0-9]{1,15}(?:\.[0-9]+)?)")
+_EPOCH_FLOOR = 1_000_000_000
+"""An X-RateLimit-Reset at or above this (September 2001) is a Unix time, below it a delay."""
+
+
+def server_clock(view: HeaderView, now: Clock) -> float:
+    """The server's clock when it stated a time: its Date header, else ``now``."""
+    date = view.get(_DATE)
+    if date is not None:
+        epoch = http_date_epoch(date.strip(), _now_seconds(now))
+        if epoch is not None:
+            return epoch
+    return _now_seconds(now)
+
+
+def extra_retry_after(view: HeaderView, signals: Signals, now: Clock) -> float | None:
+    """Retry-After from the sources after the Retry-After family (SPEC 11.8, 2 to 5)."""
+    raw = view.get("x-amz-retry-after")
+    if raw is not None:
+        seconds = parse_retry_after(raw, milliseconds=True)
+        if seconds is not None:
+            return seconds
+    if signals.retry_delay is not None:
+        return signals.retry_delay
+    for name in ("ratelimit-reset", "x-ratelimit-reset-after"):
+        raw = view.get(name)
+        if raw is not None:
+            seconds = _reset(raw, view, now)
+            if seconds is not None:
+                return seconds
+    raw = view.get("ratelimit")
+    if raw is not None:
+        match = _RATELIMIT_RESET.search(raw)
+        if match:
+            return _reset(match[1], view, now)
+    raw = view.get("x-ratelimit-reset")
+    return _reset(raw, view, now) if raw is not None else None
+
+
+def _reset(raw: str, view: HeaderView, now: Clock) -> float | None:
+    """A window reset: a delay in seconds, or a Unix time when at or above _EPOCH_FLOOR."""
+    text = raw.strip()
+    delta = parse_retry_after(text) if len(text) <= 20 else None
+    if delta is None:
+        return None
+    value = float(text)
+    if value < _EPOCH_FLOOR:
+        return delta
+    return max(0.0, min(value - server_clock(view, now), RETRY_AFTER_CEILING))
+
+
+# --- the decision --------------------------------------------------------------------
+
+
+class Refined(NamedTuple):
+    """The refined reading of a failed response."""
+
+    code: Code
+    rule: str | None  # SPEC anchor of the rule that moved the code, None: the table's
+    quota: bool
+    retry_after: float | None
+    quote: str | None  # text to quote instead of the body (problem+json), or None
+
+
+def _contains(texts: tuple[str, ...], phrases: tuple[str, ...]) -> bool:
+    return any(phrase in text.lower() for text in texts for phrase in phrases)
+
+
+def _quota_group(names: tuple[str, ...], has_retry_info: bool) -> _Group:
+    squeezed = tuple(normalise(name) for name in names)
+    if any(p in name for name in squeezed for p in _LONG_PERIOD):
+        return QUOTA
+    if has_retry_info or any(p in name for name in squeezed for p in _SHORT_PERIOD):
+        return THROTTLED
+    return QUOTA  # an allowance (VMs per project, free tier): someone must raise it
+
+
+def _body_group(status: int, signals: Signals, view: HeaderView) -> _Group | None:
+    best: _Group | None = None
+
+    def consider(group: _Group | None) -> None:
+        nonlocal best
+        if group is not None and (best is None or _RANK[group.anchor] < _RANK[best.anchor]):
+            best = group
+
+    for identifier in signals.identifiers:
+        consider(IDENTIFIERS.get(normalise(identifier)))
+    amzn = view.get(_AMZN_TYPE)
+    if amzn is not None:
+        consider(IDENTIFIERS.get(normalise(amzn.partition(":")[0])))
+    if signals.quota_names:
+        consider(_quota_group(signals.quota_names, signals.retry_delay is not None))
+    elif (
+        signals.retry_delay is None
+        and status in _PHRASE_STATUSES
+        and _contains(signals.messages, _QUOTA_PHRASES)
+    ):
+        # Phrases only when the body has no structured quota facts: those are more exact.
+        consider(QUOTA)
+    if status in _RATE_PHRASE_STATUSES and _contains(signals.messages, _RATE_PHRASES):
+        consider(THROTTLED)
+    return best
+
+
+def refine(
+    status: int,
+    code: Code,
+    body: object,
+    view: HeaderView,
+    retry_after: float | None,
+    now: Clock,
+) -> Refined:
+    """Apply SPEC section 11 to a failed response whose table code is ``code``.
+
+    ``retry_after`` is what the Retry-After family said (SPEC 5), measured against the
+    response's Date header. Never raises (a failure keeps the table's reading).
+    """
+    try:
+        return _refine(status, code, body, view, retry_after, now)
+    except Exception:
+        return Refined(code, None, False, retry_after if code.retryable else None, None)
+
+
+def _refine(
+    status: int,
+    code: Code,
+    body: object,
+    view: HeaderView,
+    retry_after: float | None,
+    now: Clock,
+) -> Refined:
+    content_type = view.get("content-type") or ""
+    signals = read_signals(body, "problem+json" in content_type.lower())
+    group = _body_group(status, signals, view)
+    if status == 429 and group is not QUOTA:
+        group = None  # a 429 is a rate limit by definition; only an exhausted quota differs
+    rule: str | None = None
+    quota = False
+    if group is not None and group.code.class_ is not code.class_:
+        code, rule, quota = group.code, group.anchor, group.quota
+    elif group is QUOTA and code is Code.UNAUTHORIZED:
+        rule, quota = group.anchor, True  # same class, but the hint must say billing/quota
+    if code.class_ is not Class.TRANSIENT and rule is None and status in (400, 403):
+        # r-ratelimit-headers: a 400/403 that carries rate-limit state is a rate limit
+        remaining = view.get(_REMAINING)
+        if retry_after is not None or (remaining is not None and remaining.strip() == "0"):
+            code, rule = Code.RATE_LIMITED, "r-ratelimit-headers"
+    if code.retryable and retry_after is None:
+        retry_after = extra_retry_after(view, signals, now)
+    if code is Code.RATE_LIMITED and retry_after is not None and retry_after > LONG_WAIT:
+        code, rule, quota = Code.UNAUTHORIZED, "r-long-wait", True
+    advice = view.get(_SHOULD_RETRY)
+    if advice is not None:  # r-should-retry: the server's explicit advice has the last word
+        advice = advice.strip().lower()
+        if advice == "true" and not code.retryable:
+            code, rule, quota = Code.UNAVAILABLE, "r-should-retry", False
+            if retry_after is None:
+                retry_after = extra_retry_after(view, signals, now)
+        elif advice == "false" and code.retryable:
+            code, rule, quota = Code.UNKNOWN, "r-should-retry", False
+    return Refined(code, rule, quota, retry_after if code.retryable else None, signals.problem)

@@ -1,0 +1,37 @@
+"""Anthropic tool results from an Outcome: a Messages API ``tool_result`` block.
+
+A plain dict, so nothing here imports the ``anthropic`` package. The block goes in the
+content of the next ``user`` message; its text is the value on success and the hint on
+failure (see :func:`agenterr.integrations.openai.tool_result_text`), and a failure sets
+``is_error`` so the model knows the call did not work::
+
+    from agenterr.integrations.anthropic import tool_result_block
+
+    outcome = get_order(**block.input)  # a @classified_tool in Outcome mode
+    messages.append({"role": "user", "content": [tool_result_block(outcome, block.id)]})
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._outcome import Outcome
+from .openai import tool_result_text
+
+__all__ = ["tool_result_block"]
+
+
+def tool_result_block(outcome: Outcome[Any], tool_use_id: str) -> dict[str, Any]:
+    """A ``{"type": "tool_result", ...}`` content block answering ``tool_use_id``.
+
+    ``tool_use_id`` is the ``id`` of the model's ``tool_use`` block. ``is_error`` is
+    ``True`` on a failure and left out on success, where the API's default (false) applies.
+    """
+    block: dict[str, Any] = {
+        "type": "tool_result",
+        "tool_use_id": tool_use_id,
+        "content": tool_result_text(outcome),
+    }
+    if outcome.failed:
+        block["is_error"] = True
+    return block

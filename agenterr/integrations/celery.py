@@ -1,0 +1,170 @@
+"""Celery: retry transient tool failures with the server's Retry-After, fail the rest at once.
+
+Celery does the retrying; this module only tells it when and how long to wait. Tasks built
+on :class:`ClassifiedTask` retry :class:`~agenterr.TransientToolError` automatically
+(``autoretry_for``), with the error's Retry-After as the countdown (exponential backoff when
+the server gave none), and let self-correctable, auth and unknown failures reach the caller
+unretried::
+
+    from celery import Celery
+    from agenterr import classified_tool
+    from agenterr.integrations.celery import ClassifiedTask
+
+    app = Celery("tools", broker="redis://127.0.0.1:6379/0", backend="redis://127.0.0.1:6379/0")
+
+
+    @app.task(base=ClassifiedTask, max_retries=5)
+    @classified_tool(raises=True)
+    def get_forecast(city: str) -> dict: ...
+
+
+    get_forecast.delay("Paris").get()  # a value, or SelfCorrectableToolError with its .outcome
+
+A task with a base class of its own uses :func:`retry_transient` from a bound task instead.
+A tool in Outcome mode hands its failure over with ``outcome.unwrap()`` (raises the typed
+error) or ``retry_transient(self, outcome)``.
+
+Importing this module teaches kombu's JSON serializer the :class:`~agenterr.Outcome` (its
+wire form, plus the value of a success), so a typed error stored by the result backend comes
+back to the caller with its outcome under ``json`` as well as under ``pickle``. Import it in
+every process that reads those results; the module that defines the tasks already does.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, NoReturn
+
+from .._outcome import Outcome
+from ..errors import (
+    AgentToolError,
+    AuthToolError,
+    IndeterminateToolError,
+    SelfCorrectableToolError,
+    TransientToolError,
+    error_for,
+)
+from ._require import require
+
+_celery = require("celery", "celery")
+_kombu_json = require("kombu.utils.json", "celery")
+# celery ships no type hints: its Task is Any to the type checker.
+_Task: Any = _celery.Task
+
+__all__ = ["OUTCOME_JSON_MARKER", "ClassifiedTask", "retry_transient"]
+
+OUTCOME_JSON_MARKER = "agenterr.Outcome"
+"""The ``__type__`` under which kombu's JSON serializer carries an Outcome."""
+
+
+def _encode_outcome(outcome: Outcome[Any]) -> dict[str, Any]:
+    data = outcome.to_dict()
+    # The wire form leaves the value out; a task may return a successful Outcome, whose
+    # value must then survive like any other result (kombu encodes it in turn).
+    if outcome.ok and outcome.value is not None:
+        data["value"] = outcome.value
+    return data
+
+
+def _decode_outcome(data: Any) -> Outcome[Any]:
+    outcome = Outcome.from_dict(data)
+    if outcome.ok and "value" in data:
+        return Outcome.success(data["value"])
+    return outcome
+
+
+_kombu_json.register_type(Outcome, OUTCOME_JSON_MARKER, _encode_outcome, _decode_outcome)
+
+
+def _as_error(failure: AgentToolError | Outcome[Any]) -> AgentToolError:
+    if isinstance(failure, AgentToolError):
+        return failure
+    if isinstance(failure, Outcome) and failure.failed:
+        error = error_for(failure)
+        error.__cause__ = failure.error
+        return error
+    raise ValueError(f"expected a typed error or a failed Outcome, got {failure!r}")
+
+
+def _countdown(error: AgentToolError, fallback: float | None) -> float | None:
+    after = error.retry_after
+    return after if after is not None and math.isfinite(after) else fallback
+
+
+def retry_transient(
+    task: Any,
+    failure: AgentToolError | Outcome[Any],
+    *,
+    max_retries: int | None = None,
+    fallback_countdown: float | None = None,
+) -> NoReturn:
+    """Hand a failure to Celery from a bound task: retry it if transient, else raise it.
+
+    A transient failure calls ``task.retry(exc=error, countdown=...)`` with the server's
+    Retry-After as the countdown, or ``fallback_countdown`` (``None``: the task's
+    ``default_retry_delay``) when there is none; once ``max_retries`` (``None``: the task's)
+    are spent, Celery raises the typed error itself. Any other failure raises its typed error
+    unretried. ``failure`` is a typed error or a failed Outcome (``ValueError`` otherwise)::
+
+        @app.task(bind=True)
+        def lookup(self, sku: str) -> dict:
+            outcome = lookup_tool(sku)  # @classified_tool in Outcome mode
+            if outcome.failed:
+                retry_transient(self, outcome, fallback_countdown=5)
+            return outcome.value
+    """
+    error = _as_error(failure)
+    if not isinstance(error, TransientToolError):
+        raise error
+    raise task.retry(
+        exc=error, countdown=_countdown(error, fallback_countdown), max_retries=max_retries
+    )
+
+
+class ClassifiedTask(_Task):  # type: ignore[misc]  # subclassing Any: see _Task
+    """A Celery task base that retries transient tool failures only, after their Retry-After.
+
+    ``autoretry_for`` is :class:`~agenterr.TransientToolError` and ``dont_autoretry_for`` the
+    other typed errors, so a self-correctable, auth or unknown failure fails the task at once
+    even when a task widens ``autoretry_for``. Every retry of a transient error, automatic or
+    through ``self.retry(exc=...)``, waits the error's Retry-After when it has one, in place
+    of the countdown Celery computed (``retry_backoff``, on by default here, when it has not);
+    ``self.retry(exc=...)`` with any other typed error raises that error instead of retrying.
+    Celery's ``max_retries`` (3 unless set) still bounds the attempts; after the last one the
+    caller gets the typed error. Classified failures other than ``IndeterminateToolError``
+    are ``throws``: expected, so the worker logs them without an error traceback.
+    """
+
+    autoretry_for: tuple[type[BaseException], ...] = (TransientToolError,)
+    dont_autoretry_for: tuple[type[BaseException], ...] = (
+        SelfCorrectableToolError,
+        AuthToolError,
+        IndeterminateToolError,
+    )
+    retry_backoff: bool | float = True
+    # Expected in normal operation: the worker records them without an error traceback.
+    # An IndeterminateToolError is often a bug in the tool, so it is still logged as one.
+    throws: tuple[type[BaseException], ...] = (
+        TransientToolError,
+        SelfCorrectableToolError,
+        AuthToolError,
+    )
+
+    def retry(  # noqa: PLR0917  # Celery's own signature, positional parameters included
+        self,
+        args: Any = None,
+        kwargs: Any = None,
+        exc: BaseException | None = None,
+        throw: bool = True,
+        eta: Any = None,
+        countdown: float | None = None,
+        max_retries: int | None = None,
+        **options: Any,
+    ) -> Any:
+        """Celery's ``Task.retry``, honouring the Retry-After of a transient ``exc``."""
+        if isinstance(exc, AgentToolError):
+            if not isinstance(exc, TransientToolError):
+                raise exc
+            if eta is None:
+                countdown = _countdown(exc, countdown)
+        return super().retry(args, kwargs, exc, throw, eta, countdown, max_retries, **options)

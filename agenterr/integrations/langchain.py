@@ -1,0 +1,235 @@
+"""LangChain: a classified failure is a ``ToolException``, and the model reads its hint.
+
+LangChain passes a tool's ``ToolException`` to the tool's ``handle_tool_error`` and sends
+what that returns to the model as a ``ToolMessage(status="error")``; any other exception
+ends the run. :func:`langchain_tool` builds the tool from a ``@classified_tool`` function
+so that both happen: a failure is raised as a ``ToolException`` subclass and
+:func:`handle_tool_error` answers it with the hint. The argument schema is the undecorated
+function's::
+
+    from agenterr import classified_tool
+    from agenterr.integrations.langchain import langchain_tool
+
+
+    @langchain_tool
+    @classified_tool
+    def get_order(order_id: str) -> dict:
+        \"\"\"Look up an order by its id.\"\"\"
+        ...
+
+
+    call = {"name": "get_order", "args": {"order_id": "x"}, "id": "c1", "type": "tool_call"}
+    get_order.invoke(call)  # ToolMessage(status="error", content="The API could not find ...")
+
+The exceptions mirror :mod:`agenterr.errors`; each is both a ``ToolException`` and the
+matching agenterr error, so ``except TransientToolError`` and tenacity's
+``retry_if_exception_type(TransientToolError)`` catch them as before::
+
+    ToolException, AgentToolError
+    └── AgentToolException
+        ├── TransientToolException          (also a TransientToolError)
+        ├── SelfCorrectableToolException    (also a SelfCorrectableToolError)
+        ├── AuthToolException               (also an AuthToolError)
+        └── IndeterminateToolException      (also an IndeterminateToolError)
+
+Transient failures get their hint too. ``handle_tool_error`` is LangChain's last stop: it
+runs once whatever wraps the function has given up. So retry transient failures inside
+the tool, where no model turn is spent — ``langchain_tool(retry(...)(fn))`` with tenacity
+retrying ``TransientToolError`` — and when the retries run out the model reads that its
+arguments were fine and the service may answer later. Re-raising from the handler instead
+would end the whole agent run on one 503, and LangChain would not report the exception to
+its ``on_tool_error`` callbacks.
+
+Outside ``BaseTool.invoke`` (your own loop, a graph node), :func:`tool_message` builds the
+``ToolMessage`` for an Outcome directly.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import json
+from collections.abc import Callable
+from typing import Any, NoReturn, overload
+
+from .._outcome import Outcome
+from .._taxonomy import Class
+from ..errors import (
+    AgentToolError,
+    AuthToolError,
+    IndeterminateToolError,
+    SelfCorrectableToolError,
+    TransientToolError,
+)
+from ._require import require
+
+require("langchain_core", "langchain")
+
+# After require(), so a missing package is reported with the extra to install.
+from langchain_core.messages import ToolMessage  # noqa: E402
+from langchain_core.tools import StructuredTool, ToolException  # noqa: E402
+
+__all__ = [
+    "AgentToolException",
+    "AuthToolException",
+    "IndeterminateToolException",
+    "SelfCorrectableToolException",
+    "TransientToolException",
+    "handle_tool_error",
+    "langchain_tool",
+    "tool_exception",
+    "tool_message",
+]
+
+
+class AgentToolException(ToolException, AgentToolError):
+    """A classified tool failure as LangChain's ``ToolException``.
+
+    ``args[0]`` is the hint, so even ``handle_tool_error=True`` (LangChain's own
+    handler, which answers with ``args[0]``) gives the model the hint.
+    """
+
+    def __init__(self, outcome: Outcome[Any]) -> None:
+        super().__init__(outcome)
+        self.args = (outcome.llm_hint,)
+
+
+class TransientToolException(AgentToolException, TransientToolError):
+    """Temporary failure: retry the identical call, honouring ``retry_after``."""
+
+
+class SelfCorrectableToolException(AgentToolException, SelfCorrectableToolError):
+    """The arguments are wrong in a fixable way: the model reads the hint and resends."""
+
+
+class AuthToolException(AgentToolException, AuthToolError):
+    """Credentials, permissions or billing: a human or the orchestrator must act."""
+
+
+class IndeterminateToolException(AgentToolException, IndeterminateToolError):
+    """The failure could not be classified: escalate rather than retry blindly."""
+
+
+_BY_CLASS: dict[Class, type[AgentToolException]] = {
+    Class.TRANSIENT: TransientToolException,
+    Class.SELF_CORRECTABLE: SelfCorrectableToolException,
+    Class.AUTH: AuthToolException,
+    Class.INDETERMINATE: IndeterminateToolException,
+}
+
+
+def tool_exception(outcome: Outcome[Any]) -> AgentToolException:
+    """The ``ToolException`` subclass for a failed outcome (``ValueError`` for an ok one)."""
+    if outcome.code is None:
+        raise ValueError("tool_exception needs a failed Outcome")
+    return _BY_CLASS[outcome.code.class_](outcome)
+
+
+def handle_tool_error(error: ToolException) -> str:
+    """``handle_tool_error=`` for LangChain tools: the hint of a classified failure.
+
+    Every class gets its hint, transient included (see the module docstring for why). A
+    ``ToolException`` that agenterr did not raise is answered as LangChain's
+    ``handle_tool_error=True`` answers it: its message.
+    """
+    if isinstance(error, AgentToolError):
+        return error.llm_hint
+    return str(error.args[0]) if error.args else "Tool execution error"
+
+
+def tool_message(
+    outcome: Outcome[Any], tool_call_id: str, *, name: str | None = None
+) -> ToolMessage:
+    """The ``ToolMessage`` answering tool call ``tool_call_id`` with this outcome.
+
+    A failure is ``status="error"`` with the hint as content; a success is
+    ``status="success"`` with the value: a string as it is, anything else as JSON (or
+    ``str()`` when it is not JSON-serialisable), as LangChain formats a tool's return value.
+    """
+    if outcome.failed:
+        return ToolMessage(
+            content=outcome.llm_hint, tool_call_id=tool_call_id, name=name, status="error"
+        )
+    value = outcome.value
+    if not isinstance(value, str):
+        try:
+            value = json.dumps(value, ensure_ascii=False)
+        except (TypeError, ValueError):
+            value = str(value)
+    return ToolMessage(content=value, tool_call_id=tool_call_id, name=name, status="success")
+
+
+def _settle(result: Any) -> Any:
+    """An Outcome's value, or its failure raised as the ToolException subclass."""
+    if isinstance(result, Outcome):
+        if result.failed:
+            raise tool_exception(result) from result.error
+        return result.value
+    return result
+
+
+def _reraise(exc: AgentToolError) -> NoReturn:
+    if isinstance(exc, AgentToolException):
+        raise exc
+    raise tool_exception(exc.outcome) from exc
+
+
+def _adapt(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` returning the plain value and raising AgentToolExceptions, same signature."""
+    if inspect.iscoroutinefunction(fn):
+
+        @functools.wraps(fn)
+        async def run_async(*args: Any, **kwargs: Any) -> Any:
+            try:
+                result = await fn(*args, **kwargs)
+            except AgentToolError as exc:
+                _reraise(exc)
+            return _settle(result)
+
+        return run_async
+
+    @functools.wraps(fn)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            result = fn(*args, **kwargs)
+        except AgentToolError as exc:
+            _reraise(exc)
+        return _settle(result)
+
+    return run
+
+
+@overload
+def langchain_tool(fn: Callable[..., Any], /, **options: Any) -> StructuredTool: ...
+@overload
+def langchain_tool(**options: Any) -> Callable[[Callable[..., Any]], StructuredTool]: ...
+def langchain_tool(
+    fn: Callable[..., Any] | None = None, /, **options: Any
+) -> StructuredTool | Callable[[Callable[..., Any]], StructuredTool]:
+    """A LangChain ``StructuredTool`` from a ``@classified_tool`` function, sync or async.
+
+    The tool returns the value on success; a failure is raised as the
+    :class:`AgentToolException` subclass of its class (chained from the original error),
+    which :func:`handle_tool_error` — set unless ``options`` names another
+    ``handle_tool_error`` — answers with the hint in a ``ToolMessage(status="error")``.
+    Outcome mode and ``raises=True`` are both accepted; any other exception passes through.
+
+    ``options`` go to ``StructuredTool.from_function`` (``name``, ``description``,
+    ``parse_docstring``, ``return_direct``…). The function's signature, name, docstring and
+    annotations are kept (``functools.wraps``), so LangChain builds the same argument
+    schema as from the undecorated function. Use bare or with options, as a decorator or
+    a call.
+    """
+    if fn is None:
+        return functools.partial(_build, options=options)
+    return _build(fn, options=options)
+
+
+def _build(fn: Callable[..., Any], *, options: dict[str, Any]) -> StructuredTool:
+    if inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn):
+        raise TypeError("langchain_tool: a LangChain tool cannot be a generator function")
+    settings = {"handle_tool_error": handle_tool_error, **options}
+    adapted = _adapt(fn)
+    if inspect.iscoroutinefunction(adapted):
+        return StructuredTool.from_function(coroutine=adapted, **settings)
+    return StructuredTool.from_function(func=adapted, **settings)

@@ -1,0 +1,110 @@
+"""OpenAI Agents SDK: the model reads agenterr's hint when a function tool fails.
+
+The SDK catches a function tool's exception and sends the model whatever the tool's
+``failure_error_function`` returns; its default is a fixed "An error occurred while running
+the tool". :func:`failure_error_function` returns the hint instead, so the model learns
+whether to fix its arguments, call again unchanged, or stop and report. Register the tool
+in raises mode, or adapt an Outcome-mode tool with :func:`unwrap_outcome`::
+
+    from agents import Agent, function_tool
+    from agenterr import classified_tool
+    from agenterr.integrations.openai_agents import failure_error_function
+
+
+    @function_tool(failure_error_function=failure_error_function)
+    @classified_tool(raises=True)
+    def get_order(order_id: str) -> dict: ...
+
+
+    agent = Agent(name="support", tools=[get_order])
+
+Install with ``pip install "agenterr[openai-agents]"``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine
+from typing import Any, ParamSpec, TypeVar, overload
+
+from .._classify import from_error, schema_invalid
+from .._decorator import _async, _async_generator, _bug, _generator, _kind_of, _ToolWrapper
+from .._exceptions import is_transport, validation_problems
+from .._outcome import Outcome
+from ..errors import AgentToolError
+from ._require import require
+from .openai import tool_result_text
+
+require("agents", "openai-agents")
+
+from agents import RunContextWrapper  # noqa: E402
+from agents.exceptions import ModelBehaviorError  # noqa: E402
+
+__all__ = ["failure_error_function", "unwrap_outcome"]
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+def failure_error_function(ctx: RunContextWrapper[Any], error: Exception) -> str:
+    """What the model reads when a function tool fails: the failure's ``llm_hint``.
+
+    Pass it as ``function_tool(..., failure_error_function=failure_error_function)``. Every
+    classified failure gets its hint, whatever its class: the transient, auth and
+    unclassified hints tell the model not to change the arguments, and to report a failure
+    it cannot fix. Other exceptions are classified on the spot: arguments the SDK could not
+    parse or validate are ``SCHEMA_INVALID`` (listing the problems), HTTP and network errors
+    go through :func:`~agenterr.from_error`, and anything else is ``UNKNOWN``, whose hint
+    does not quote the exception.
+    """
+    return tool_result_text(_outcome_of(error))
+
+
+@overload
+def unwrap_outcome(  # type: ignore[overload-overlap]
+    fn: Callable[P, Coroutine[Any, Any, Outcome[T]]], /
+) -> Callable[P, Coroutine[Any, Any, T]]: ...
+@overload
+def unwrap_outcome(fn: Callable[P, Outcome[T]], /) -> Callable[P, T]: ...
+def unwrap_outcome(fn: Any, /) -> Any:
+    """Adapt an Outcome-mode ``@classified_tool`` so that the SDK can run it.
+
+    The adapted tool returns the value of an ok Outcome and raises the typed error of a
+    failed one (chained from the original exception), which the SDK hands to
+    :func:`failure_error_function`. It keeps the function's signature, name, docstring,
+    annotations and coroutine-ness, so ``function_tool`` builds the same schema.
+    Anything that is not an Outcome is returned as it is.
+    """
+    kind = _kind_of(fn)
+    if kind in (_generator, _async_generator):
+        raise TypeError(f"unwrap_outcome needs a function or coroutine function, got {fn!r}")
+    return _ToolWrapper(fn, _call_async if kind is _async else _call)
+
+
+def _outcome_of(error: BaseException) -> Outcome[Any]:
+    if isinstance(error, AgentToolError):
+        return error.outcome
+    if isinstance(error, ModelBehaviorError):
+        # The SDK validates the arguments before calling the tool: the model's mistake.
+        problems = None if error.__cause__ is None else validation_problems(error.__cause__)
+        return schema_invalid(*(problems or [str(error)]))
+    problems = validation_problems(error)
+    if problems is not None:
+        return schema_invalid(*problems)
+    if is_transport(error):
+        return from_error(error)
+    return _bug(error, False)
+
+
+def _settle(result: Any) -> Any:
+    return result.unwrap() if isinstance(result, Outcome) else result
+
+
+def _call(wrapped: Any, instance: Any, args: Any, kwargs: Any) -> Any:
+    return _settle(wrapped(*args, **kwargs))
+
+
+def _call_async(wrapped: Any, instance: Any, args: Any, kwargs: Any) -> Any:
+    async def call() -> Any:
+        return _settle(await wrapped(*args, **kwargs))
+
+    return call()

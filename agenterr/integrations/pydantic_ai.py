@@ -1,0 +1,93 @@
+"""Pydantic AI: a self-correctable failure becomes ``ModelRetry(hint)``; the rest propagate.
+
+Pydantic AI answers a tool that raises ``ModelRetry`` with a retry prompt to the model,
+within the tool's retry budget, and lets any other exception end the run. :func:`model_retry`
+adapts a ``@classified_tool`` to that: a self-correctable failure (bad arguments, an unknown
+id) goes back to the model with agenterr's hint as the retry prompt, while transient, auth
+and unclassified failures leave ``agent.run`` as the typed error for the orchestrator to
+retry or escalate::
+
+    from pydantic_ai import Agent
+    from agenterr import classified_tool
+    from agenterr.integrations.pydantic_ai import model_retry
+
+    agent = Agent("openai:gpt-5")
+
+
+    @agent.tool_plain
+    @model_retry
+    @classified_tool
+    def get_order(order_id: str) -> dict: ...
+
+Install with ``pip install "agenterr[pydantic-ai]"``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine
+from typing import Any, ParamSpec, TypeVar, overload
+
+from .._decorator import _async, _async_generator, _generator, _kind_of, _ToolWrapper
+from .._outcome import Outcome
+from ..errors import SelfCorrectableToolError
+from ._require import require
+from .openai import tool_result_text
+
+require("pydantic_ai", "pydantic-ai")
+
+from pydantic_ai import ModelRetry  # noqa: E402
+
+__all__ = ["model_retry"]
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+@overload
+def model_retry(  # type: ignore[overload-overlap]
+    fn: Callable[P, Coroutine[Any, Any, Outcome[T]]], /
+) -> Callable[P, Coroutine[Any, Any, T]]: ...
+@overload
+def model_retry(fn: Callable[P, Outcome[T]], /) -> Callable[P, T]: ...  # type: ignore[overload-overlap]
+@overload
+def model_retry(fn: Callable[P, T], /) -> Callable[P, T]: ...
+def model_retry(fn: Any, /) -> Any:
+    """Adapt a ``@classified_tool`` (Outcome or raises mode, sync or async) to Pydantic AI.
+
+    On success the tool returns its value (an ok Outcome is unwrapped). A failed
+    self-correctable Outcome, or a raised :class:`~agenterr.SelfCorrectableToolError`,
+    raises ``ModelRetry`` with the hint, chained from the typed error. Any other failed
+    Outcome raises its typed error (:class:`~agenterr.TransientToolError`,
+    :class:`~agenterr.AuthToolError`, :class:`~agenterr.IndeterminateToolError`), and every
+    other exception passes through untouched.
+
+    The adapted tool keeps the function's signature, name, docstring, annotations and
+    coroutine-ness, so Pydantic AI builds the same tool schema; a ``RunContext`` first
+    parameter works as usual. Generator functions are refused: they are not tools.
+    """
+    kind = _kind_of(fn)
+    if kind in (_generator, _async_generator):
+        raise TypeError(f"model_retry needs a function or coroutine function, got {fn!r}")
+    return _ToolWrapper(fn, _call_async if kind is _async else _call)
+
+
+def _settle(result: Any) -> Any:
+    """The value of a returned Outcome, or its typed error; any other result as it is."""
+    return result.unwrap() if isinstance(result, Outcome) else result
+
+
+def _call(wrapped: Any, instance: Any, args: Any, kwargs: Any) -> Any:
+    try:
+        return _settle(wrapped(*args, **kwargs))
+    except SelfCorrectableToolError as exc:
+        raise ModelRetry(tool_result_text(exc.outcome)) from exc
+
+
+def _call_async(wrapped: Any, instance: Any, args: Any, kwargs: Any) -> Any:
+    async def call() -> Any:
+        try:
+            return _settle(await wrapped(*args, **kwargs))
+        except SelfCorrectableToolError as exc:
+            raise ModelRetry(tool_result_text(exc.outcome)) from exc
+
+    return call()

@@ -1,0 +1,93 @@
+"""A stamina ``on=`` hook: retry transient failures, waiting the server's Retry-After.
+
+::
+
+    import stamina
+    from agenterr import classified_tool
+    from agenterr.integrations.stamina import retry_on_transient
+
+    @stamina.retry(on=retry_on_transient, attempts=5)
+    @classified_tool(raises=True)
+    def get_rate(currency: str) -> dict: ...
+
+    # or, with a different limit on the server's Retry-After:
+    for attempt in stamina.retry_context(on=retry_on_transient(max_wait=10)):
+        with attempt:
+            ...
+
+The hook reads a raised :class:`~agenterr.AgentToolError` by its outcome, and any other
+exception that is an HTTP or network failure (httpx, requests, aiohttp, the OpenAI and
+Anthropic SDKs, ``ConnectionError``, ``TimeoutError``…) by :func:`~agenterr.from_error`, so
+plain client code works too. Every other exception is a bug and is not retried. stamina
+retries exceptions only: a tool in Outcome mode must raise (``raises=True``, or
+``outcome.raise_for_failure()``). Needs stamina 25.2 or later (backoff hooks).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Any, overload
+
+from .._classify import from_error
+from .._exceptions import is_transport
+from .._outcome import Outcome
+from ..errors import AgentToolError
+from ._require import require
+
+require("stamina", "stamina")
+
+__all__ = ["retry_on_transient"]
+
+
+def _classified(exc: BaseException) -> Outcome[Any] | None:
+    if isinstance(exc, AgentToolError):
+        return exc.outcome
+    # Only a failed HTTP exchange is classified: from_error reads any other exception as a
+    # transport failure (UNAVAILABLE), which would make a bug in the tool retryable.
+    if isinstance(exc, Exception) and is_transport(exc):
+        outcome = from_error(exc)
+        return outcome if outcome.failed else None
+    return None
+
+
+def _decide(exc: BaseException, max_wait: float | None) -> bool | float:
+    outcome = _classified(exc)
+    if outcome is None or not outcome.retryable:
+        return False
+    if outcome.retry_after is None:
+        return True  # stamina's own exponential backoff with jitter
+    if max_wait is not None and outcome.retry_after > max_wait:
+        return False  # the failure propagates, its retry_after intact for the caller
+    return outcome.retry_after
+
+
+@overload
+def retry_on_transient(exc: Exception, /) -> bool | float: ...
+@overload
+def retry_on_transient(
+    *, max_wait: float | timedelta | None = 60.0
+) -> Callable[[Exception], bool | float]: ...
+def retry_on_transient(
+    exc: Exception | None = None, /, *, max_wait: float | timedelta | None = 60.0
+) -> bool | float | Callable[[Exception], bool | float]:
+    """The ``on=`` hook: Retry-After seconds as the backoff, ``True``, or ``False``.
+
+    For a transient failure it returns the server's Retry-After, which stamina waits
+    instead of its own backoff, or ``True`` (stamina's backoff) when there is none. It
+    returns ``False`` for every other failure, and for a Retry-After longer than
+    ``max_wait`` (seconds or a timedelta; ``None`` for no limit): that failure propagates
+    with its ``retry_after``, for the caller to reschedule. Pass the function itself
+    (``on=retry_on_transient``) or, to change the limit, call it with ``max_wait`` only.
+    """
+    limit = max_wait.total_seconds() if isinstance(max_wait, timedelta) else max_wait
+    if limit is not None and not limit >= 0:  # also rejects NaN
+        raise ValueError(f"max_wait must be non-negative seconds or None, got {max_wait!r}")
+    if exc is not None:
+        return _decide(exc, limit)
+
+    def hook(exc: Exception) -> bool | float:
+        return _decide(exc, limit)
+
+    hook.__name__ = hook.__qualname__ = f"retry_on_transient(max_wait={limit!r})"
+    return hook

@@ -1,0 +1,106 @@
+"""Anthropic ``tool_result`` blocks from an Outcome, checked against the anthropic SDK's type
+and sent through the real client (the network is an ``httpx.MockTransport``)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, get_type_hints
+
+import anthropic
+import httpx
+import pytest
+from anthropic.types import MessageParam, ToolResultBlockParam
+from pydantic import TypeAdapter
+
+import agenterr
+from agenterr import Outcome
+from agenterr.integrations.anthropic import tool_result_block
+from agenterr.integrations.openai import tool_result_text
+
+OUTCOMES: dict[str, Outcome[Any]] = {
+    "success": Outcome.success({"order_id": "A-1001", "status": "shipped"}),
+    "success_text": Outcome.success("shipped"),
+    "success_none": Outcome.success(None),
+    "self_correctable": agenterr.from_status(404, '{"error":"no order A-1O01"}'),
+    "transient": agenterr.from_status(503, ""),
+    "auth": agenterr.from_status(403, '{"error":"missing scope orders:read"}'),
+    "unknown": agenterr.from_error(RuntimeError("boom")),
+}
+
+
+@pytest.mark.parametrize("name", OUTCOMES)
+def test_tool_result_block_is_the_sdks_type(name: str) -> None:
+    """The block validates strictly as ToolResultBlockParam, with no key the type lacks."""
+    outcome = OUTCOMES[name]
+    block = tool_result_block(outcome, "toolu_01")
+    TypeAdapter(ToolResultBlockParam).validate_python(block, strict=True)
+    assert set(block) <= set(get_type_hints(ToolResultBlockParam))
+    TypeAdapter(MessageParam).validate_python({"role": "user", "content": [block]})
+
+
+@pytest.mark.parametrize("name", OUTCOMES)
+def test_tool_result_block_content(name: str) -> None:
+    """Value or hint as the content; ``is_error`` true on failure, absent on success."""
+    outcome = OUTCOMES[name]
+    block = tool_result_block(outcome, "toolu_01")
+    expected: dict[str, Any] = {
+        "type": "tool_result",
+        "tool_use_id": "toolu_01",
+        "content": tool_result_text(outcome),
+    }
+    if outcome.failed:
+        expected["is_error"] = True
+        assert block["content"] == outcome.llm_hint
+    assert block == expected
+
+
+def test_messages_client_sends_the_block() -> None:
+    """The real client accepts the block in a user message and sends it unchanged."""
+    failed = OUTCOMES["self_correctable"]
+    block = tool_result_block(failed, "toolu_01")
+    captured: list[dict[str, Any]] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        captured.append(json.loads(request.content))
+        reply = {
+            "id": "msg_1",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-test",
+            "content": [{"type": "text", "text": "Let me look the order up."}],
+            "stop_reason": "end_turn",
+            "stop_sequence": None,
+            "usage": {"input_tokens": 1, "output_tokens": 1},
+        }
+        return httpx.Response(200, json=reply)
+
+    with anthropic.Anthropic(
+        api_key="sk-ant-test",
+        base_url="https://api.test",
+        max_retries=0,
+        http_client=httpx.Client(transport=httpx.MockTransport(handler)),
+    ) as client:
+        message = client.messages.create(
+            model="claude-test",
+            max_tokens=64,
+            messages=[
+                {"role": "user", "content": "Where is order A-1O01?"},
+                {
+                    "role": "assistant",
+                    "content": [
+                        {
+                            "type": "tool_use",
+                            "id": "toolu_01",
+                            "name": "get_order",
+                            "input": {"order_id": "A-1O01"},
+                        }
+                    ],
+                },
+                {"role": "user", "content": [block]},
+            ],
+        )
+    assert message.content[0].type == "text"
+    (body,) = captured
+    assert body["messages"][-1] == {"role": "user", "content": [block]}
+    assert body["messages"][-1]["content"][0]["is_error"] is True
+    assert body["messages"][-1]["content"][0]["content"] == failed.llm_hint
