@@ -7,6 +7,7 @@ independently of the size of the body (see ``_hints``) or the depth of an except
 from __future__ import annotations
 
 import errno
+import socket
 from collections import deque
 from collections.abc import Iterator
 from typing import Any
@@ -103,7 +104,7 @@ def _status_outcome(
         view = HeaderView.of(headers)
         clock = server_clock(view, now) if view.get("date") is not None else now
         family = retry_after_from_headers(view, now=clock) if headers is not None else None
-        refined = refine(recorded, code, body, view, family, now)
+        refined = refine(recorded, code, body, view, retry_after=family, now=now)
         code, retry_after, quota, quote = (
             refined.code,
             refined.retry_after,
@@ -277,7 +278,15 @@ _MALFORMED_NAMES = frozenset(
 # urllib3's NewConnectionError (refused, unreachable, name resolution) derives from its
 # ConnectTimeoutError for historical reasons; it is a connection failure, not a timeout.
 _NOT_TIMEOUT_NAMES = frozenset({"NewConnectionError"})
-_TIMEOUT, _MALFORMED = "timeout", "malformed"
+# A server certificate that fails verification is a configuration or security problem: the
+# identical call fails again, and retrying would hammer a possibly hostile endpoint
+# (ssl.SSLCertVerificationError, aiohttp's ClientConnectorCertificateError).
+_CERTIFICATE_NAMES = frozenset({"SSLCertVerificationError", "ClientConnectorCertificateError"})
+# getaddrinfo's "this name does not exist" (as opposed to EAI_AGAIN, a resolver hiccup).
+_NAME_NOT_FOUND = frozenset(
+    n for n in (getattr(socket, "EAI_NONAME", None), getattr(socket, "EAI_NODATA", None)) if n
+)
+_TIMEOUT, _MALFORMED, _PERMANENT = "timeout", "malformed", "permanent"
 _KINDS: dict[type, str | None] = {}
 _MAX_KINDS = 1024
 
@@ -300,6 +309,8 @@ def _kind_of_type_cached(tp: type) -> str | None:
         kind = _TIMEOUT
     elif names & _MALFORMED_NAMES:
         kind = _MALFORMED
+    elif names & _CERTIFICATE_NAMES:
+        kind = _PERMANENT
     if len(_KINDS) < _MAX_KINDS:
         _KINDS[tp] = kind
     return kind
@@ -390,9 +401,11 @@ def _exception_text(exc: BaseException) -> str:
 def _transport_outcome(
     code: Code, original: BaseException, decisive: BaseException
 ) -> Outcome[None]:
-    if code is Code.INVALID_REQUEST:
+    if code is Code.INVALID_REQUEST or code is Code.UNKNOWN:
+        # The client's own words name what a human must fix (the URL, the certificate).
         detail = _exception_text(decisive)
-        hint = _MALFORMED_HINT + (f" The HTTP client said: {detail}" if detail else "")
+        lead = _MALFORMED_HINT if code is Code.INVALID_REQUEST else _TRANSPORT_HINTS[code]
+        hint = lead + (f" The HTTP client said: {detail}" if detail else "")
         return Outcome(code, hint, None, 0, None, original)
     return Outcome(code, _TRANSPORT_HINTS[code], None, 0, None, original)
 
@@ -439,12 +452,17 @@ def _from_error(error: object, now: Clock) -> Outcome[None]:
             return carried
         kind = _kind_of_type(type(exc))
         number = _attr(exc, "errno") if kind is None and isinstance(exc, OSError) else None
-        if type(number) is int and number == errno.ETIMEDOUT:
-            kind = _TIMEOUT
+        if type(number) is int:
+            if number == errno.ETIMEDOUT:
+                kind = _TIMEOUT
+            elif number in _NAME_NOT_FOUND and isinstance(exc, socket.gaierror):
+                kind = _PERMANENT
         if kind == _TIMEOUT:
             return _transport_outcome(Code.TIMEOUT, error, exc)
         if kind == _MALFORMED:
             return _transport_outcome(Code.INVALID_REQUEST, error, exc)
+        if kind == _PERMANENT:
+            return _transport_outcome(Code.UNKNOWN, error, exc)
     return _transport_outcome(Code.UNAVAILABLE, error, error)
 
 

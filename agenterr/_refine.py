@@ -76,9 +76,12 @@ _PRECEDENCE = (QUOTA, AUTH, THROTTLED, TIMED_OUT, BUSY, MISSING, INVALID, FATAL)
 _RANK = {group.anchor: rank for rank, group in enumerate(_PRECEDENCE)}
 
 
+_ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+
+
 def normalise(identifier: str) -> str:
-    """An error identifier compared the way SPEC 11.3 says: lower case, letters and digits."""
-    return "".join(c for c in identifier[:_MAX_IDENTIFIER].lower() if c.isascii() and c.isalnum())
+    """An identifier as SPEC 11.3 compares it: its ASCII letters and digits, lower-cased."""
+    return "".join(c for c in identifier[:_MAX_IDENTIFIER] if c in _ALNUM).lower()
 
 
 _BY_GROUP: dict[_Group, tuple[str, ...]] = {
@@ -301,15 +304,15 @@ class Signals(NamedTuple):
 
     identifiers: tuple[str, ...] = ()
     messages: tuple[str, ...] = ()
-    quota_names: tuple[str, ...] = ()
+    quota_names: tuple[str, ...] | None = None  # None: the body states no quota facts
     retry_delay: float | None = None  # Google RetryInfo.retryDelay, in seconds
     problem: str | None = None  # RFC 9457 title/detail text to quote
 
 
 _NONE = Signals()
-_XML_CODE = re.compile(r"<Code>\s*([^<\s]{1,128})\s*</Code>")
+_XML_CODE = re.compile(r"<Code>[ \t\n\r]*([^< \t\n\r]{1,128})[ \t\n\r]*</Code>")
 _XML_MESSAGE = re.compile(r"<Message>([^<]{0,2048})</Message>")
-_DURATION = re.compile(r"\s*([0-9]{1,12}(?:\.[0-9]{1,9})?)s\s*\Z")
+_DURATION = re.compile(r"([0-9]{1,12}(?:\.[0-9]{1,9})?)s\Z")
 
 
 def _prefix(body: object) -> tuple[str, bool] | None:
@@ -335,7 +338,7 @@ def read_signals(body: object, problem_json: bool = False) -> Signals:
         if prefix is None:
             return _NONE
         text, whole = prefix
-        start = text.lstrip()[:1]
+        start = text.lstrip(" \t\n\r")[:1]
         if start in ("{", "[") and whole:
             try:
                 document = json.loads(text)
@@ -363,7 +366,7 @@ class _Reader:
     def __init__(self) -> None:
         self.identifiers: list[str] = []
         self.messages: list[str] = []
-        self.quota_names: list[str] = []
+        self.quota_names: list[str] | None = None
         self.retry_delay: float | None = None
 
     def identifier(self, value: object, namespaced: bool = False) -> None:
@@ -407,17 +410,20 @@ class _Reader:
             metadata = detail.get("metadata")
             if isinstance(metadata, dict):
                 for key in ("quota_metric", "quota_limit", "quota_id"):
-                    self.quota(metadata.get(key))
+                    if key in metadata:
+                        self.quota(metadata[key])
         elif kind == "QuotaFailure":
+            self.quota(None)
             for violation in _items(detail.get("violations")):
-                self.quota(violation.get("quotaId") or violation.get("subject") or "?")
-                self.quota(violation.get("quotaMetric"))
-                self.quota(violation.get("description"))
+                for key in ("quotaId", "quotaMetric", "subject", "description"):
+                    self.quota(violation.get(key))
         elif "reason" in detail:
             self.identifier(detail.get("reason"))
 
     def quota(self, value: object) -> None:
-        if isinstance(value, str) and value and len(self.quota_names) < _MAX_ITEMS:
+        if self.quota_names is None:
+            self.quota_names = []
+        if isinstance(value, str) and value and len(self.quota_names) < 4 * _MAX_ITEMS:
             self.quota_names.append(value[:_MAX_MESSAGE])
 
 
@@ -479,7 +485,7 @@ def _from_document(document: object, problem_json: bool) -> Signals:
     return Signals(
         tuple(reader.identifiers),
         tuple(reader.messages),
-        tuple(reader.quota_names),
+        None if reader.quota_names is None else tuple(reader.quota_names),
         reader.retry_delay,
         _problem_text(document) if problem_json else None,
     )
@@ -527,7 +533,7 @@ REFINE_HEADERS = frozenset(
 )
 """Header names (lower case) the refinements read, besides the Retry-After family."""
 
-_RATELIMIT_RESET = re.compile(r"(?:^|[;,\s])(?:reset|t)=([0-9]{1,15}(?:\.[0-9]+)?)")
+_RATELIMIT_RESET = re.compile(r"(?:^|[;, \t])(?:reset|t)=([^;, \t]*)")
 _EPOCH_FLOOR = 1_000_000_000
 """An X-RateLimit-Reset at or above this (September 2001) is a Unix time, below it a delay."""
 
@@ -536,14 +542,17 @@ def server_clock(view: HeaderView, now: Clock) -> float:
     """The server's clock when it stated a time: its Date header, else ``now``."""
     date = view.get(_DATE)
     if date is not None:
-        epoch = http_date_epoch(date.strip(), _now_seconds(now))
+        epoch = http_date_epoch(date.strip(" \t"), _now_seconds(now))
         if epoch is not None:
             return epoch
     return _now_seconds(now)
 
 
+_NUMBER = re.compile(r"[0-9]{1,20}(?:\.[0-9]{1,9})?\Z")
+
+
 def extra_retry_after(view: HeaderView, signals: Signals, now: Clock) -> float | None:
-    """Retry-After from the sources after the Retry-After family (SPEC 11.8, 2 to 5)."""
+    """The delay from the sources after the Retry-After family (SPEC 11.8); first wins."""
     raw = view.get("x-amz-retry-after")
     if raw is not None:
         seconds = parse_retry_after(raw, milliseconds=True)
@@ -551,31 +560,30 @@ def extra_retry_after(view: HeaderView, signals: Signals, now: Clock) -> float |
             return seconds
     if signals.retry_delay is not None:
         return signals.retry_delay
-    for name in ("ratelimit-reset", "x-ratelimit-reset-after"):
+    for name in ("ratelimit-reset", "x-ratelimit-reset-after", "ratelimit", "x-ratelimit-reset"):
         raw = view.get(name)
-        if raw is not None:
-            seconds = _reset(raw, view, now)
-            if seconds is not None:
-                return seconds
-    raw = view.get("ratelimit")
-    if raw is not None:
-        match = _RATELIMIT_RESET.search(raw)
-        if match:
-            return _reset(match[1], view, now)
-    raw = view.get("x-ratelimit-reset")
-    return _reset(raw, view, now) if raw is not None else None
+        if raw is None:
+            continue
+        if name == "ratelimit":
+            match = _RATELIMIT_RESET.search(raw)
+            raw = match[1] if match else ""
+        seconds = _reset(raw, view, now)
+        if seconds is not None:
+            return seconds
+    return None
 
 
 def _reset(raw: str, view: HeaderView, now: Clock) -> float | None:
     """A window reset: a delay in seconds, or a Unix time when at or above _EPOCH_FLOOR."""
-    text = raw.strip()
-    delta = parse_retry_after(text) if len(text) <= 20 else None
-    if delta is None:
+    text = raw.strip(" \t")
+    if not _NUMBER.match(text):
         return None
     value = float(text)
-    if value < _EPOCH_FLOOR:
-        return delta
-    return max(0.0, min(value - server_clock(view, now), RETRY_AFTER_CEILING))
+    if value >= _EPOCH_FLOOR:
+        value -= server_clock(view, now)
+    if not math.isfinite(value):
+        return None
+    return max(0.0, min(value, RETRY_AFTER_CEILING))
 
 
 # --- the decision --------------------------------------------------------------------
@@ -591,8 +599,17 @@ class Refined(NamedTuple):
     quote: str | None  # text to quote instead of the body (problem+json), or None
 
 
-def _contains(texts: tuple[str, ...], phrases: tuple[str, ...]) -> bool:
-    return any(phrase in text.lower() for text in texts for phrase in phrases)
+def _phrases(phrases: tuple[str, ...]) -> re.Pattern[str]:
+    # ASCII-only case folding, so every port agrees (no Unicode lower-casing surprises).
+    return re.compile("|".join(map(re.escape, phrases)), re.IGNORECASE | re.ASCII)
+
+
+_QUOTA_WORDS = _phrases(_QUOTA_PHRASES)
+_RATE_WORDS = _phrases(_RATE_PHRASES)
+
+
+def _contains(texts: tuple[str, ...], phrases: re.Pattern[str]) -> bool:
+    return any(phrases.search(text) for text in texts)
 
 
 def _quota_group(names: tuple[str, ...], has_retry_info: bool) -> _Group:
@@ -617,16 +634,16 @@ def _body_group(status: int, signals: Signals, view: HeaderView) -> _Group | Non
     amzn = view.get(_AMZN_TYPE)
     if amzn is not None:
         consider(IDENTIFIERS.get(normalise(amzn.partition(":")[0])))
-    if signals.quota_names:
+    if signals.quota_names is not None:
         consider(_quota_group(signals.quota_names, signals.retry_delay is not None))
     elif (
         signals.retry_delay is None
         and status in _PHRASE_STATUSES
-        and _contains(signals.messages, _QUOTA_PHRASES)
+        and _contains(signals.messages, _QUOTA_WORDS)
     ):
         # Phrases only when the body has no structured quota facts: those are more exact.
         consider(QUOTA)
-    if status in _RATE_PHRASE_STATUSES and _contains(signals.messages, _RATE_PHRASES):
+    if status in _RATE_PHRASE_STATUSES and _contains(signals.messages, _RATE_WORDS):
         consider(THROTTLED)
     return best
 
@@ -636,6 +653,7 @@ def refine(
     code: Code,
     body: object,
     view: HeaderView,
+    *,
     retry_after: float | None,
     now: Clock,
 ) -> Refined:
@@ -645,7 +663,7 @@ def refine(
     response's Date header. Never raises (a failure keeps the table's reading).
     """
     try:
-        return _refine(status, code, body, view, retry_after, now)
+        return _refine(status, code, body, view, retry_after=retry_after, now=now)
     except Exception:
         return Refined(code, None, False, retry_after if code.retryable else None, None)
 
@@ -655,6 +673,7 @@ def _refine(
     code: Code,
     body: object,
     view: HeaderView,
+    *,
     retry_after: float | None,
     now: Clock,
 ) -> Refined:
@@ -669,11 +688,15 @@ def _refine(
         code, rule, quota = group.code, group.anchor, group.quota
     elif group is QUOTA and code is Code.UNAUTHORIZED:
         rule, quota = group.anchor, True  # same class, but the hint must say billing/quota
-    if code.class_ is not Class.TRANSIENT and rule is None and status in (400, 403):
-        # r-ratelimit-headers: a 400/403 that carries rate-limit state is a rate limit
-        remaining = view.get(_REMAINING)
-        if retry_after is not None or (remaining is not None and remaining.strip() == "0"):
-            code, rule = Code.RATE_LIMITED, "r-ratelimit-headers"
+    if code.class_ is not Class.TRANSIENT and rule is None:
+        if status in (400, 403):
+            # r-ratelimit-headers: a 400/403 that carries rate-limit state is a rate limit
+            remaining = view.get(_REMAINING)
+            if retry_after is not None or (remaining is not None and remaining.strip() == "0"):
+                code, rule = Code.RATE_LIMITED, "r-ratelimit-headers"
+        elif status == 409 and retry_after is not None:
+            # r-conflict-retry-after: the server says when the identical request will pass
+            code, rule = Code.UNAVAILABLE, "r-conflict-retry-after"
     if code.retryable and retry_after is None:
         retry_after = extra_retry_after(view, signals, now)
     if code is Code.RATE_LIMITED and retry_after is not None and retry_after > LONG_WAIT:

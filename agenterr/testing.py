@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "TRANSPORT_KINDS",
+    "URL",
     "assert_classified",
     "http_response",
     "http_status_error",

@@ -1,13 +1,15 @@
 """Anthropic ``tool_result`` blocks from an Outcome, checked against the anthropic SDK's type
-and sent through the real client (the network is an ``httpx.MockTransport``)."""
+and sent through the real client (the network is an ``httpx2.MockTransport``: the SDK uses
+httpx2)."""
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any, get_type_hints
 
 import anthropic
-import httpx
+import httpx2
 import pytest
 from anthropic.types import MessageParam, ToolResultBlockParam
 from pydantic import TypeAdapter
@@ -16,6 +18,12 @@ import agenterr
 from agenterr import Outcome
 from agenterr.integrations.anthropic import tool_result_block
 from agenterr.integrations.openai import tool_result_text
+
+
+@functools.cache  # building an adapter for the SDK's large unions takes most of a second
+def adapter(tp: Any) -> TypeAdapter[Any]:
+    return TypeAdapter(tp)
+
 
 OUTCOMES: dict[str, Outcome[Any]] = {
     "success": Outcome.success({"order_id": "A-1001", "status": "shipped"}),
@@ -33,9 +41,9 @@ def test_tool_result_block_is_the_sdks_type(name: str) -> None:
     """The block validates strictly as ToolResultBlockParam, with no key the type lacks."""
     outcome = OUTCOMES[name]
     block = tool_result_block(outcome, "toolu_01")
-    TypeAdapter(ToolResultBlockParam).validate_python(block, strict=True)
+    adapter(ToolResultBlockParam).validate_python(block, strict=True)
     assert set(block) <= set(get_type_hints(ToolResultBlockParam))
-    TypeAdapter(MessageParam).validate_python({"role": "user", "content": [block]})
+    adapter(MessageParam).validate_python({"role": "user", "content": [block]})
 
 
 @pytest.mark.parametrize("name", OUTCOMES)
@@ -60,7 +68,7 @@ def test_messages_client_sends_the_block() -> None:
     block = tool_result_block(failed, "toolu_01")
     captured: list[dict[str, Any]] = []
 
-    def handler(request: httpx.Request) -> httpx.Response:
+    def handler(request: httpx2.Request) -> httpx2.Response:
         captured.append(json.loads(request.content))
         reply = {
             "id": "msg_1",
@@ -72,13 +80,13 @@ def test_messages_client_sends_the_block() -> None:
             "stop_sequence": None,
             "usage": {"input_tokens": 1, "output_tokens": 1},
         }
-        return httpx.Response(200, json=reply)
+        return httpx2.Response(200, json=reply)
 
     with anthropic.Anthropic(
         api_key="sk-ant-test",
         base_url="https://api.test",
         max_retries=0,
-        http_client=httpx.Client(transport=httpx.MockTransport(handler)),
+        http_client=httpx2.Client(transport=httpx2.MockTransport(handler)),
     ) as client:
         message = client.messages.create(
             model="claude-test",

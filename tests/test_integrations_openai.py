@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import enum
+import functools
 import json
 import subprocess
 import sys
@@ -23,12 +24,18 @@ from openai.types.responses.response_input_param import FunctionCallOutput
 from pydantic import BaseModel, TypeAdapter
 
 import agenterr
-from agenterr import Outcome
+from agenterr import Code, Outcome
 from agenterr.integrations.openai import (
     chat_tool_message,
     function_call_output,
     tool_result_text,
 )
+
+
+@functools.cache  # building an adapter for the SDK's large unions takes most of a second
+def adapter(tp: Any) -> TypeAdapter[Any]:
+    return TypeAdapter(tp)
+
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 
@@ -43,7 +50,7 @@ OUTCOMES: dict[str, Outcome[Any]] = {
 
 def assert_typed_dict(tp: Any, value: dict[str, Any]) -> None:
     """``value`` validates strictly as the SDK's TypedDict and has no key the type lacks."""
-    TypeAdapter(tp).validate_python(value, strict=True)
+    adapter(tp).validate_python(value, strict=True)
     assert set(value) <= set(get_type_hints(tp)), (set(value), tp)
 
 
@@ -102,6 +109,7 @@ ORDER_ID = uuid.UUID("12345678-1234-5678-1234-567812345678")
         (datetime.datetime(2024, 5, 1, 12, 30, tzinfo=datetime.UTC), "2024-05-01T12:30:00+00:00"),
         ({"on": datetime.date(2024, 5, 1)}, '{"on":"2024-05-01"}'),
         (Colour.RED, "red"),
+        (Code.NOT_FOUND, "NOT_FOUND"),
         (ORDER_ID, str(ORDER_ID)),
         (frozenset({3}), "[3]"),
         ({"id": ORDER_ID}, f'{{"id":"{ORDER_ID}"}}'),
@@ -145,7 +153,7 @@ def test_chat_tool_message_is_the_sdks_type(name: str) -> None:
         "content": tool_result_text(outcome),
     }
     assert_typed_dict(ChatCompletionToolMessageParam, message)
-    TypeAdapter(ChatCompletionMessageParam).validate_python(message)
+    adapter(ChatCompletionMessageParam).validate_python(message)
 
 
 @pytest.mark.parametrize("name", OUTCOMES)
@@ -159,7 +167,7 @@ def test_function_call_output_is_the_sdks_type(name: str) -> None:
         "output": tool_result_text(outcome),
     }
     assert_typed_dict(FunctionCallOutput, item)
-    TypeAdapter(ResponseInputItemParam).validate_python(item)
+    adapter(ResponseInputItemParam).validate_python(item)
 
 
 def _client(captured: list[dict[str, Any]], reply: dict[str, Any]) -> openai.OpenAI:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import inspect
+import subprocess
 import sys
 import sysconfig
 import threading
@@ -416,7 +417,7 @@ def test_generators_are_refused() -> None:
     with pytest.raises(TypeError, match="generator"):
         classified_activity(items)
     with pytest.raises(TypeError, match="needs a function"):
-        classified_activity(42)
+        classified_activity(42)  # type: ignore[call-overload]
 
 
 def test_missing_temporalio_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -443,9 +444,9 @@ def _record(name: str) -> int:
 @activity.defn
 @classified_activity
 async def flaky_quote(symbol: str) -> str:
-    """Rate-limited on the first attempt (Retry-After: 1), fine on the second."""
+    """Rate-limited on the first attempt (retry after 500 ms), fine on the second."""
     if _record("flaky_quote") == 1:
-        raise http_status_error(429, headers={"Retry-After": "1"})
+        raise http_status_error(429, headers={"retry-after-ms": "500"})
     return f"{symbol}=42"
 
 
@@ -527,8 +528,27 @@ async def test_workflow_retries_transient_only_after_retry_after() -> None:
     assert result["quote"] == "ACME=42"
     flaky = ATTEMPTS["flaky_quote"]
     assert [attempt for attempt, _ in flaky] == [1, 2]
-    assert flaky[1][1] - flaky[0][1] >= 0.95  # next_retry_delay beat the policy's 10 ms
+    assert flaky[1][1] - flaky[0][1] >= 0.45  # next_retry_delay beat the policy's 10 ms
     assert [attempt for attempt, _ in ATTEMPTS["missing_quote"]] == [1]  # never retried
     assert result["missing"]["code"] == "NOT_FOUND"
     assert result["missing"]["status"] == 404
     assert "no such symbol ACME" in result["missing"]["llm_hint"]
+
+
+def test_example_retries_only_the_transient_failure() -> None:
+    """examples/temporal_activity.py: the 429 is retried after its Retry-After, the 404
+    re-prompts the model with the hint, the 401 escalates."""
+    example = Path(__file__).parent.parent / "examples" / "temporal_activity.py"
+    out = subprocess.run(
+        [sys.executable, str(example)], capture_output=True, text=True, timeout=60, check=True
+    ).stdout
+    assert "Paris: ok {'city': 'Paris', 'forecast': 'sunny'}" in out
+    assert (
+        "Busyville: ApplicationError type=RATE_LIMITED non_retryable=False "
+        "next_retry_delay=0:00:03\n  -> Temporal retries it after 3s"
+    ) in out
+    assert "Atlantis: ApplicationError type=NOT_FOUND non_retryable=True" in out
+    assert "-> not retried; the workflow re-prompts the model: The API could not find" in out
+    assert 'The API said: {"error":"no such city: Atlantis"}' in out
+    assert "Vault: ApplicationError type=UNAUTHORIZED non_retryable=True" in out
+    assert "-> not retried; escalate (UNAUTHORIZED)" in out

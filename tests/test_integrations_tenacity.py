@@ -445,10 +445,10 @@ def test_before_sleep_logs_code_class_status_and_wait(caplog: pytest.LogCaptureF
     ]
     assert [r.levelno for r in records] == [logging.INFO, logging.INFO]
     first, second = records
-    assert first.agenterr_outcome is error.outcome
-    assert second.agenterr_outcome is returned
-    assert (first.agenterr_attempt, first.agenterr_wait) == (1, 2.0)
-    assert (second.agenterr_attempt, second.agenterr_wait) == (2, 0.5)
+    assert first.__dict__["agenterr_outcome"] is error.outcome
+    assert second.__dict__["agenterr_outcome"] is returned
+    assert (first.__dict__["agenterr_attempt"], first.__dict__["agenterr_wait"]) == (1, 2.0)
+    assert (second.__dict__["agenterr_attempt"], second.__dict__["agenterr_wait"]) == (2, 0.5)
     assert first.exc_info is None
 
 
@@ -476,7 +476,7 @@ def test_before_sleep_log_options_and_unclassified(caplog: pytest.LogCaptureFixt
     assert [r.levelno for r in records] == [logging.WARNING, logging.WARNING]
     assert records[0].exc_info is not None
     assert records[0].exc_info[1] is secret
-    assert records[0].agenterr_outcome is None
+    assert records[0].__dict__["agenterr_outcome"] is None
     assert records[1].exc_info is None
 
 

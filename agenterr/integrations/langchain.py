@@ -48,10 +48,11 @@ from __future__ import annotations
 
 import functools
 import inspect
-import json
 from collections.abc import Callable
 from typing import Any, NoReturn, overload
 
+from .._classify import schema_invalid
+from .._exceptions import validation_problems
 from .._outcome import Outcome
 from .._taxonomy import Class
 from ..errors import (
@@ -62,6 +63,7 @@ from ..errors import (
     TransientToolError,
 )
 from ._require import require
+from .openai import tool_result_text
 
 require("langchain_core", "langchain")
 
@@ -76,6 +78,7 @@ __all__ = [
     "SelfCorrectableToolException",
     "TransientToolException",
     "handle_tool_error",
+    "handle_validation_error",
     "langchain_tool",
     "tool_exception",
     "tool_message",
@@ -133,8 +136,18 @@ def handle_tool_error(error: ToolException) -> str:
     ``handle_tool_error=True`` answers it: its message.
     """
     if isinstance(error, AgentToolError):
-        return error.llm_hint
+        return tool_result_text(error.outcome)
     return str(error.args[0]) if error.args else "Tool execution error"
+
+
+def handle_validation_error(error: Exception) -> str:
+    """``handle_validation_error=`` for LangChain tools: the ``SCHEMA_INVALID`` hint.
+
+    LangChain validates the model's arguments against the tool's schema before calling it
+    and hands the pydantic ``ValidationError`` here; the model reads what to fix, one line
+    per location, as for a ``@classified_tool`` whose arguments did not bind.
+    """
+    return schema_invalid(*(validation_problems(error) or ())).llm_hint
 
 
 def tool_message(
@@ -142,21 +155,15 @@ def tool_message(
 ) -> ToolMessage:
     """The ``ToolMessage`` answering tool call ``tool_call_id`` with this outcome.
 
-    A failure is ``status="error"`` with the hint as content; a success is
-    ``status="success"`` with the value: a string as it is, anything else as JSON (or
-    ``str()`` when it is not JSON-serialisable), as LangChain formats a tool's return value.
+    A failure is ``status="error"`` with the hint as content, a success
+    ``status="success"`` with the value (a string as it is, anything else as JSON): the
+    text of :func:`agenterr.integrations.openai.tool_result_text`, as every integration
+    sends it.
     """
-    if outcome.failed:
-        return ToolMessage(
-            content=outcome.llm_hint, tool_call_id=tool_call_id, name=name, status="error"
-        )
-    value = outcome.value
-    if not isinstance(value, str):
-        try:
-            value = json.dumps(value, ensure_ascii=False)
-        except (TypeError, ValueError):
-            value = str(value)
-    return ToolMessage(content=value, tool_call_id=tool_call_id, name=name, status="success")
+    status = "error" if outcome.failed else "success"
+    return ToolMessage(
+        content=tool_result_text(outcome), tool_call_id=tool_call_id, name=name, status=status
+    )
 
 
 def _settle(result: Any) -> Any:
@@ -210,8 +217,9 @@ def langchain_tool(
 
     The tool returns the value on success; a failure is raised as the
     :class:`AgentToolException` subclass of its class (chained from the original error),
-    which :func:`handle_tool_error` — set unless ``options`` names another
-    ``handle_tool_error`` — answers with the hint in a ``ToolMessage(status="error")``.
+    which :func:`handle_tool_error` answers with the hint in a
+    ``ToolMessage(status="error")``; arguments that fail LangChain's own validation are
+    answered by :func:`handle_validation_error`. ``options`` may replace either handler.
     Outcome mode and ``raises=True`` are both accepted; any other exception passes through.
 
     ``options`` go to ``StructuredTool.from_function`` (``name``, ``description``,
@@ -228,7 +236,11 @@ def langchain_tool(
 def _build(fn: Callable[..., Any], *, options: dict[str, Any]) -> StructuredTool:
     if inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn):
         raise TypeError("langchain_tool: a LangChain tool cannot be a generator function")
-    settings = {"handle_tool_error": handle_tool_error, **options}
+    settings = {
+        "handle_tool_error": handle_tool_error,
+        "handle_validation_error": handle_validation_error,
+        **options,
+    }
     adapted = _adapt(fn)
     if inspect.iscoroutinefunction(adapted):
         return StructuredTool.from_function(coroutine=adapted, **settings)

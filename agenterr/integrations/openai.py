@@ -49,7 +49,7 @@ def tool_result_text(outcome: Outcome[Any]) -> str:
         ).llm_hint
     value = outcome.value
     if isinstance(value, str):
-        return value
+        return str.__str__(value)  # an exact str, even from a subclass (a StrEnum member)
     if isinstance(value, (bytes, bytearray)):
         return bytes(value).decode("utf-8", errors="replace")
     try:

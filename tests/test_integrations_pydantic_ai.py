@@ -1,0 +1,384 @@
+"""Pydantic AI: self-correctable failures reach the model as ``ModelRetry(hint)``; the rest
+leave the run as typed errors. Proven with the real package and its ``FunctionModel``."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import inspect
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Literal
+
+import httpx
+import pytest
+from pydantic_ai import Agent, ModelRetry, RunContext, Tool
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+)
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+import agenterr
+from agenterr import (
+    AuthToolError,
+    IndeterminateToolError,
+    Outcome,
+    SelfCorrectableToolError,
+    TransientToolError,
+    classified_tool,
+)
+from agenterr.integrations.pydantic_ai import model_retry
+
+EXAMPLES = Path(__file__).parent.parent / "examples"
+
+ORDERS = {"A-1001": {"id": "A-1001", "status": "shipped"}}
+REQUEST = httpx.Request("GET", "https://shop.test/orders")
+
+
+def api(order_id: str) -> httpx.Response:
+    """A fake order API: 401 for the locked account, 404 for an unknown id."""
+    if order_id == "locked":
+        return httpx.Response(401, json={"error": "token expired"}, request=REQUEST)
+    if order_id == "busy":
+        return httpx.Response(429, headers={"Retry-After": "3"}, request=REQUEST)
+    if order_id not in ORDERS:
+        return httpx.Response(404, json={"error": f"no order {order_id}"}, request=REQUEST)
+    return httpx.Response(200, json=ORDERS[order_id], request=REQUEST)
+
+
+def get_order(order_id: str, include: Literal["summary", "lines"] = "summary") -> dict[str, Any]:
+    """Look an order up by its id.
+
+    Args:
+        order_id: The order's identifier, such as A-1001.
+        include: How much of the order to return.
+    """
+    response = api(order_id)
+    response.raise_for_status()
+    data: dict[str, Any] = response.json()
+    return data
+
+
+async def aget_order(
+    order_id: str, include: Literal["summary", "lines"] = "summary"
+) -> dict[str, Any]:
+    """Look an order up by its id.
+
+    Args:
+        order_id: The order's identifier, such as A-1001.
+        include: How much of the order to return.
+    """
+    await asyncio.sleep(0)
+    return get_order(order_id, include)
+
+
+def get_order_for(ctx: RunContext[str], order_id: str) -> dict[str, Any]:
+    """Look an order up for the current customer.
+
+    Args:
+        order_id: The order's identifier.
+    """
+    return get_order(order_id)
+
+
+FUNCTIONS = {"sync": get_order, "async": aget_order}
+MODES: dict[str, Callable[[Any], Any]] = {
+    "outcome": classified_tool,
+    "raises": classified_tool(raises=True),
+}
+
+
+def hint_for(order_id: str) -> str:
+    return agenterr.from_response(api(order_id)).llm_hint
+
+
+def cases() -> list[Any]:
+    return [
+        pytest.param(fn, MODES[mode], id=f"{kind}-{mode}")
+        for kind, fn in FUNCTIONS.items()
+        for mode in MODES
+    ]
+
+
+def test_missing_package_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without pydantic-ai, importing the integration says which extra to install."""
+    monkeypatch.setitem(sys.modules, "pydantic_ai", None)
+    monkeypatch.delitem(sys.modules, "agenterr.integrations.pydantic_ai", raising=False)
+    with pytest.raises(ImportError, match=r"agenterr\[pydantic-ai\]"):
+        importlib.import_module("agenterr.integrations.pydantic_ai")
+
+
+# --- the schema --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("fn", "decorate"), cases())
+def test_schema_is_the_undecorated_functions(fn: Any, decorate: Any) -> None:
+    """Pydantic AI builds the same tool definition from the adapted tool as from the bare one."""
+    bare, adapted = Tool(fn), Tool(model_retry(decorate(fn)))
+    assert adapted.tool_def.name == bare.tool_def.name == fn.__name__
+    assert adapted.tool_def.description == bare.tool_def.description
+    assert adapted.tool_def.parameters_json_schema == bare.tool_def.parameters_json_schema
+    assert adapted.takes_ctx is bare.takes_ctx is False
+    assert inspect.iscoroutinefunction(model_retry(decorate(fn))) is (fn is aget_order)
+    assert inspect.signature(model_retry(decorate(fn))) == inspect.signature(fn)
+
+
+@pytest.mark.parametrize("decorate", MODES.values(), ids=MODES.keys())
+def test_schema_with_run_context(decorate: Any) -> None:
+    """A RunContext first parameter is still recognised and left out of the schema."""
+    bare, adapted = Tool(get_order_for), Tool(model_retry(decorate(get_order_for)))
+    assert adapted.takes_ctx is bare.takes_ctx is True
+    assert adapted.tool_def.parameters_json_schema == bare.tool_def.parameters_json_schema
+
+
+# --- the adapter, called directly --------------------------------------------------------
+
+
+@pytest.mark.parametrize("decorate", MODES.values(), ids=MODES.keys())
+def test_success_returns_the_value(decorate: Any) -> None:
+    """An ok call returns the tool's value, not an Outcome."""
+    assert model_retry(decorate(get_order))("A-1001") == ORDERS["A-1001"]
+
+
+@pytest.mark.parametrize("decorate", MODES.values(), ids=MODES.keys())
+def test_self_correctable_becomes_model_retry(decorate: Any) -> None:
+    """A 404 raises ModelRetry whose message is the hint, chained from the typed error."""
+    with pytest.raises(ModelRetry) as caught:
+        model_retry(decorate(get_order))("A-1O01")
+    assert caught.value.message == hint_for("A-1O01")
+    cause = caught.value.__cause__
+    assert isinstance(cause, SelfCorrectableToolError)
+    assert cause.code is agenterr.Code.NOT_FOUND
+    assert isinstance(cause.__cause__, httpx.HTTPStatusError)  # the original failure
+
+
+@pytest.mark.parametrize("decorate", MODES.values(), ids=MODES.keys())
+@pytest.mark.parametrize(
+    ("order_id", "error"), [("locked", AuthToolError), ("busy", TransientToolError)]
+)
+def test_other_failures_raise_the_typed_error(
+    decorate: Any, order_id: str, error: type[Exception]
+) -> None:
+    """Auth and transient failures are not the model's to fix: they raise their typed error."""
+    with pytest.raises(error) as caught:
+        model_retry(decorate(get_order))(order_id)
+    assert caught.value.llm_hint == hint_for(order_id)  # type: ignore[attr-defined]
+
+
+def test_a_returned_failed_outcome_is_translated_too() -> None:
+    """A tool that builds its own Outcome gets the same treatment as a classified one."""
+
+    def check(sku: str) -> Outcome[int]:
+        if sku.startswith("X"):
+            return agenterr.schema_invalid("sku: must not start with X")
+        if sku == "?":
+            return Outcome.failure("UNKNOWN")
+        return Outcome.success(len(sku))
+
+    tool = model_retry(check)
+    assert tool("AB") == 2
+    with pytest.raises(ModelRetry, match="sku: must not start with X"):
+        tool("X1")
+    with pytest.raises(IndeterminateToolError):
+        tool("?")
+
+
+def test_other_exceptions_pass_through() -> None:
+    """Exceptions that are not classified failures, ModelRetry included, are not touched."""
+    bug = ValueError("a bug")
+    retry = ModelRetry("the tool's own retry")
+
+    def tool(which: str) -> str:
+        raise bug if which == "bug" else retry
+
+    adapted = model_retry(tool)
+    with pytest.raises(ValueError) as caught_bug:
+        adapted("bug")
+    assert caught_bug.value is bug
+    with pytest.raises(ModelRetry) as caught_retry:
+        adapted("retry")
+    assert caught_retry.value is retry
+
+
+def test_base_exceptions_propagate() -> None:
+    """KeyboardInterrupt is never converted."""
+
+    def tool() -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        model_retry(classified_tool(tool))()
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("decorate", MODES.values(), ids=MODES.keys())
+async def test_async_tool(decorate: Any) -> None:
+    """The async path: value, ModelRetry with the hint, typed error."""
+    tool = model_retry(decorate(aget_order))
+    assert await tool("A-1001") == ORDERS["A-1001"]
+    with pytest.raises(ModelRetry) as caught:
+        await tool("A-1O01")
+    assert caught.value.message == hint_for("A-1O01")
+    with pytest.raises(AuthToolError):
+        await tool("locked")
+
+
+def test_methods_bind() -> None:
+    """A decorated method binds like the function it wraps."""
+
+    class Shop:
+        prefix = "A-"
+
+        @model_retry
+        @classified_tool
+        def get(self, number: str) -> dict[str, Any]:
+            """Look an order up by its number."""
+            return get_order(self.prefix + number)
+
+    shop = Shop()
+    assert shop.get("1001") == ORDERS["A-1001"]
+    with pytest.raises(ModelRetry):
+        shop.get("9")
+    assert list(Tool(shop.get).tool_def.parameters_json_schema["properties"]) == ["number"]
+
+
+def test_generators_are_refused() -> None:
+    """A generator function is not a tool: refused at decoration, not at the first call."""
+
+    def items() -> Any:
+        yield 1
+
+    async def aitems() -> Any:
+        yield 1
+
+    for fn in (items, aitems):
+        with pytest.raises(TypeError, match="model_retry needs a function"):
+            model_retry(fn)
+
+
+# --- end to end, with Pydantic AI's FunctionModel -----------------------------------------
+
+
+def scripted(*order_ids: str, seen: list[ModelRequest]) -> FunctionModel:
+    """A model that calls get_order with each id in turn, then answers with what it read."""
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        request = messages[-1]
+        assert isinstance(request, ModelRequest)
+        seen.append(request)
+        turn = len(seen) - 1
+        if turn < len(order_ids):
+            call = ToolCallPart(info.function_tools[0].name, {"order_id": order_ids[turn]})
+            return ModelResponse(parts=[call])
+        (last,) = request.parts
+        assert isinstance(last, ToolReturnPart)
+        return ModelResponse(parts=[TextPart(f"status: {last.content['status']}")])
+
+    return FunctionModel(respond)
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(("fn", "decorate"), cases())
+async def test_model_reads_the_hint_then_corrects_itself(fn: Any, decorate: Any) -> None:
+    """A 404 becomes the retry prompt the model reads (the hint), then the fixed call works."""
+    seen: list[ModelRequest] = []
+    agent = Agent(scripted("A-1O01", "A-1001", seen=seen))
+    agent.tool_plain(model_retry(decorate(fn)))
+
+    result = await agent.run("Where is my order A-1001?")
+
+    assert result.output == "status: shipped"
+    (retry,) = seen[1].parts
+    assert isinstance(retry, ToolReturnPart)
+    assert retry.outcome == "retried"
+    assert retry.content == hint_for("A-1O01")  # the model-facing text is the hint
+    assert retry.tool_name == fn.__name__
+    # What providers without an error channel send: the hint, as the error.
+    assert json.loads(retry.model_response_str()) == {"error": hint_for("A-1O01")}
+    (answer,) = seen[2].parts
+    assert isinstance(answer, ToolReturnPart)
+    assert answer.outcome == "success"
+    assert answer.content == ORDERS["A-1001"]
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(("fn", "decorate"), cases())
+async def test_auth_failure_leaves_the_run(fn: Any, decorate: Any) -> None:
+    """A 401 is not shown to the model: AuthToolError comes out of agent.run."""
+    seen: list[ModelRequest] = []
+    agent = Agent(scripted("locked", seen=seen))
+    agent.tool_plain(model_retry(decorate(fn)))
+
+    with pytest.raises(AuthToolError) as caught:
+        await agent.run("Where is my order?")
+
+    assert caught.value.status == 401
+    assert len(seen) == 1  # the model was never asked again
+
+
+def test_auth_failure_leaves_run_sync() -> None:
+    """The same through agent.run_sync, in a fresh interpreter (run_sync keeps its loop)."""
+    code = (
+        "import pytest, sys\n"
+        "sys.path.insert(0, 'tests')\n"
+        "from tests.test_integrations_pydantic_ai import *\n"
+        "agent = Agent(scripted('locked', seen=[]))\n"
+        "agent.tool_plain(model_retry(classified_tool(get_order)))\n"
+        "with pytest.raises(AuthToolError):\n"
+        "    agent.run_sync('Where is my order?')\n"
+        "print('escalated')\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        cwd=Path(__file__).parent.parent,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "escalated"
+
+
+@pytest.mark.asyncio
+async def test_retry_budget_is_pydantic_ais() -> None:
+    """ModelRetry counts against the tool's retries: past them Pydantic AI stops the run."""
+    seen: list[ModelRequest] = []
+    agent = Agent(scripted("B-1", "B-2", "B-3", seen=seen))
+    agent.tool_plain(model_retry(classified_tool(get_order)), retries=1)
+    with pytest.raises(Exception, match="exceeded max retries count of 1") as caught:
+        await agent.run("Where is my order?")
+    assert isinstance(caught.value.__cause__, ModelRetry)
+    assert len(seen) == 2
+
+
+# --- the example -------------------------------------------------------------------------
+
+
+def test_example_shows_the_retry_and_the_escalation() -> None:
+    """examples/pydantic_ai_tool.py: the model reads the hint, fixes the id, auth escalates."""
+    out = subprocess.run(
+        [sys.executable, "-W", "error", str(EXAMPLES / "pydantic_ai_tool.py")],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=60,
+        check=True,
+    ).stdout
+    lines = out.splitlines()
+    assert "model calls get_order(order_id='A-1O01')" in lines
+    (retry,) = (line for line in lines if line.startswith("  model reads (retry): "))
+    assert retry.removeprefix("  model reads (retry): ").startswith(
+        "The API could not find what this call refers to (HTTP 404)."
+    )
+    assert "model calls get_order(order_id='A-1001')" in lines
+    assert "answer: Order A-1001 has shipped." in lines
+    assert "escalated: AuthToolError UNAUTHORIZED class=auth status=401" in lines
