@@ -15,7 +15,7 @@ from typing import Any
 from ._headers import MAX_HEADERS, HeaderView
 from ._hints import hint_for, schema_hint, snippet, where
 from ._outcome import Outcome
-from ._refine import REFINE_HEADERS, refine, server_clock
+from ._refine import LONG_WAIT, REFINE_HEADERS, refine, server_clock
 from ._responses import as_status, response_parts
 from ._retry_after import (
     MS_HEADERS,
@@ -177,8 +177,8 @@ def _fast_headers(status: int, headers: dict[Any, Any]) -> Outcome[None] | None:
     if not (value.isdigit() and value.isascii()):
         return None  # dates and decimals: the general path (dates depend on the clock)
     delay = parse_retry_after(value, milliseconds=found.lower() in MS_HEADERS)
-    if delay is None:
-        return None
+    if delay is None or delay > LONG_WAIT:
+        return None  # a long wait may make a rate limit a quota: the refinements decide
     cached = Outcome(code, hint_for(code, where(status), "", delay), delay, status)
     if len(_BY_HEADER) < 4096:
         _BY_HEADER[key] = cached

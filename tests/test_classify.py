@@ -141,9 +141,9 @@ def test_retry_after_on_transient(status: int) -> None:
     assert from_status(status, headers={"Retry-After": "12"}).retry_after == 12.0
 
 
-@pytest.mark.parametrize("status", [400, 401, 404, 302])
+@pytest.mark.parametrize("status", [401, 404, 422, 302])
 def test_no_retry_after_on_other_classes(status: int) -> None:
-    """Retry-After is only read for transient codes."""
+    """Retry-After is only kept for transient codes (a 400/403/409 with one becomes transient)."""
     out = from_status(status, headers={"Retry-After": "12"})
     assert out.retry_after is None
     assert "retry_after_seconds" not in out.to_dict()
