@@ -29,7 +29,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_response(200)
         self.end_headers()
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
 
@@ -83,7 +83,7 @@ def test_requests(untrusted_url: str) -> None:
 def test_urllib(untrusted_url: str) -> None:
     """urllib's URLError whose reason is the verification error."""
     with pytest.raises(urllib.error.URLError) as caught:
-        urllib.request.urlopen(untrusted_url, timeout=5)  # noqa: S310
+        urllib.request.urlopen(untrusted_url, timeout=5)
     _assert_certificate_failure(caught.value)
 
 

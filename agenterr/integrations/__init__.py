@@ -1,7 +1,7 @@
 """Hand-offs from agenterr's decisions to the software that acts on them.
 
-One module per ecosystem; each imports its package lazily (on first use of a name that
-needs it), so ``import agenterr.integrations.<name>`` works without the package and a
-missing package is reported by an :class:`ImportError` naming the extra to install.
+One module per ecosystem. ``import agenterr`` never imports any of them; each one imports
+its package when it is itself imported, and a missing package is reported by an
+:class:`ImportError` naming the extra to install (``pip install "agenterr[<extra>]"``).
 Nothing here retries, sleeps, queues or persists: the engine does that.
 """

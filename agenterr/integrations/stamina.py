@@ -45,7 +45,7 @@ def _classified(exc: BaseException) -> Outcome[Any] | None:
         return exc.outcome
     # Only a failed HTTP exchange is classified: from_error reads any other exception as a
     # transport failure (UNAVAILABLE), which would make a bug in the tool retryable.
-    if isinstance(exc, Exception):
+    if isinstance(exc, Exception) and is_transport(exc):
         outcome = from_error(exc)
         return outcome if outcome.failed else None
     return None
