@@ -1,13 +1,14 @@
-"""An MCP server whose tools are classified: a failure reaches the model as agenterr's hint.
+"""An MCP server whose tools are classified, and a client that reads the classification back.
 
-MCPServer (mcp 2.x; it was FastMCP in 1.x) builds each tool's input schema from the
-function's signature, and `@classified_tool(raises=True)` keeps that signature, so the
-schema the client sees is exactly the bare function's.
+Server side: `for_mcp` turns a failed Outcome of a `@classified_tool` into the tool error
+result MCP defines (`is_error`), with agenterr's hint as the text the model reads and the
+Outcome itself as `structured_content`. A success is the tool's value, as usual. The input
+and output schemas the client sees are exactly the bare function's: MCPServer (mcp 2.x; it
+was FastMCP in 1.x) reads the signature, which the decorators keep.
 
-MCPServer turns an exception into an `is_error` result, but only a `ToolError` keeps its
-message: anything else is treated as a crash and the model reads just "Error executing tool
-<name>". So one thin decorator, `hint_as_tool_error`, re-raises agenterr's typed errors as
-`ToolError(llm_hint)`; a genuine bug in the tool still surfaces as a crash.
+Client side: `from_call_tool_result` turns the result back into the same Outcome, so the
+agent loop branches on it as on a local tool: retry a transient failure unchanged,
+re-prompt the model with the hint, or escalate.
 
 Runs offline and in-process: the orders API is an httpx.MockTransport, and the MCP client
 talks to the server object directly (no sockets, no subprocess).
@@ -16,50 +17,28 @@ talks to the server object directly (no sockets, no subprocess).
 from __future__ import annotations
 
 import asyncio
-import functools
 import json
-from collections.abc import Awaitable, Callable
-from typing import Any, ParamSpec, TypeVar
+from typing import Any
 
 import httpx
 from mcp import Client
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import TextContent
+from mcp.types import CallToolResult, TextContent
 
-from agenterr import AgentToolError, classified_tool
-
-P = ParamSpec("P")
-T = TypeVar("T")
+from agenterr import Class, Outcome, classified_tool
+from agenterr.integrations.mcp import for_mcp, from_call_tool_result
 
 ORDERS = {"o-1001": {"id": "o-1001", "status": "shipped", "total_cents": 4200}}
 
 
 def orders_api(request: httpx.Request) -> httpx.Response:
-    """A stand-in for the real orders API."""
+    """A stand-in for the real orders API, rate-limited for one id."""
     order_id = request.url.path.rsplit("/", 1)[-1]
     if order_id in ORDERS:
         return httpx.Response(200, json=ORDERS[order_id])
+    if order_id == "o-busy":
+        return httpx.Response(429, headers={"Retry-After": "2"}, json={"error": "slow down"})
     return httpx.Response(404, json={"error": f"no order with id {order_id}"})
-
-
-def hint_as_tool_error(fn: Callable[P, Awaitable[T]]) -> Callable[P, Awaitable[T]]:
-    """Re-raise agenterr's typed errors as MCP `ToolError`s whose message is the hint.
-
-    `functools.wraps` sets `__wrapped__`, so MCPServer still reads the tool's own
-    signature, docstring and annotations: the schema does not change.
-    """
-
-    @functools.wraps(fn)
-    async def wrapper(*args: P.args, **kwargs: P.kwargs) -> T:
-        try:
-            return await fn(*args, **kwargs)
-        except AgentToolError as exc:
-            # The hint tells the model what to do next: fix an argument, leave a good
-            # payload alone and retry later, or stop and let a human fix credentials.
-            raise ToolError(exc.llm_hint) from exc
-
-    return wrapper
 
 
 server = MCPServer("orders")
@@ -69,12 +48,12 @@ api = httpx.AsyncClient(base_url="https://orders.test", transport=httpx.MockTran
 
 
 @server.tool()
-@hint_as_tool_error
-@classified_tool(raises=True)  # the value on success, a typed error on failure
+@for_mcp  # a failed Outcome -> CallToolResult(is_error=True, hint, structured Outcome)
+@classified_tool  # every failure -> an Outcome
 async def get_order(order_id: str) -> dict[str, Any]:
     """Look up an order by its id (for example "o-1001")."""
     response = await api.get(f"/orders/{order_id}")
-    response.raise_for_status()  # 404 -> SelfCorrectableToolError, 429/5xx -> Transient...
+    response.raise_for_status()  # 404 -> NOT_FOUND, 429 -> RATE_LIMITED
     order: dict[str, Any] = response.json()
     return order
 
@@ -82,6 +61,28 @@ async def get_order(order_id: str) -> dict[str, Any]:
 def text_of(content: list[Any]) -> str:
     """The text blocks of a tool result, joined."""
     return "\n".join(block.text for block in content if isinstance(block, TextContent))
+
+
+def reaction(outcome: Outcome[Any]) -> str:
+    """What the client's agent loop does next."""
+    if outcome.ok:
+        return "hand the value to the model"
+    if outcome.retryable:
+        return f"retry unchanged after {outcome.retry_after or 1:g}s"
+    if outcome.class_ is Class.SELF_CORRECTABLE:
+        return "re-prompt the model with the hint"
+    return "escalate to a human"
+
+
+def show(result: CallToolResult) -> Outcome[Any]:
+    """Print a result as the client receives it, and what the client makes of it."""
+    print(f" is_error={result.is_error}")
+    if result.is_error:
+        print(f"  text: {' '.join(text_of(result.content).split())}")  # on one line
+    print(f"  structured: {json.dumps(result.structured_content)}")
+    outcome = from_call_tool_result(result)
+    print(f"  client reads: {outcome} -> {reaction(outcome)}")
+    return outcome
 
 
 async def main() -> None:
@@ -94,14 +95,16 @@ async def main() -> None:
                 print(f"tool {tool.name}: {tool.description}")
                 print(f"  input schema: {json.dumps(tool.input_schema)}")
 
-            found = await client.call_tool("get_order", {"order_id": "o-1001"})
-            print(f"\nget_order(o-1001) is_error={found.is_error}")
-            print(f"  structured: {json.dumps(found.structured_content)}")
+            for order_id in ("o-1001", "o-9999", "o-busy"):
+                # o-9999: the model invents an id; o-busy: the API is rate-limiting.
+                print(f"\nget_order({order_id})", end="")
+                show(await client.call_tool("get_order", {"order_id": order_id}))
 
-            # The model invents an id: the API says 404 and the model reads what to do.
-            missing = await client.call_tool("get_order", {"order_id": "o-9999"})
-            print(f"\nget_order(o-9999) is_error={missing.is_error}")
-            print(f"  text: {text_of(missing.content)}")
+            # The model leaves out the argument: MCPServer rejects the call before the tool
+            # runs, in pydantic's words, and the client still reads SCHEMA_INVALID.
+            print("\nget_order()", end="")
+            outcome = show(await client.call_tool("get_order", {}))
+            print("  hint: " + outcome.llm_hint.replace("\n", "\n        "))
     finally:
         await api.aclose()
 

@@ -32,13 +32,16 @@ matching agenterr error, so ``except TransientToolError`` and tenacity's
         ├── AuthToolException               (also an AuthToolError)
         └── IndeterminateToolException      (also an IndeterminateToolError)
 
-Transient failures get their hint too. ``handle_tool_error`` is LangChain's last stop: it
-runs once whatever wraps the function has given up. So retry transient failures inside
-the tool, where no model turn is spent — ``langchain_tool(retry(...)(fn))`` with tenacity
-retrying ``TransientToolError`` — and when the retries run out the model reads that its
-arguments were fine and the service may answer later. Re-raising from the handler instead
-would end the whole agent run on one 503, and LangChain would not report the exception to
-its ``on_tool_error`` callbacks.
+Arguments that fail LangChain's own validation, before the function runs, get the
+``SCHEMA_INVALID`` hint from :func:`handle_validation_error`.
+
+Transient failures get their hint too, on purpose. The handler runs once whatever wraps
+the function has given up, so retry transient failures inside the tool, where no model
+turn is spent — ``langchain_tool(retry(...)(fn))``, tenacity retrying
+``TransientToolError`` — and when the retries run out the model reads that its arguments
+were fine and the service may answer later. Re-raising from the handler instead would stop
+the agent run unless something outside the tool retried it, and LangChain does not report
+an exception raised by its handler to the ``on_tool_error`` callbacks.
 
 Outside ``BaseTool.invoke`` (your own loop, a graph node), :func:`tool_message` builds the
 ``ToolMessage`` for an Outcome directly.

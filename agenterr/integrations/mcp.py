@@ -29,9 +29,11 @@ when it did not::
     result = await client.call_tool("get_order", {"order_id": "o-9999"})
     outcome = from_call_tool_result(result)  # NOT_FOUND class=self_correctable status=404
 
-Written against mcp 2.x (``MCPServer``, the in-memory ``mcp.Client``). Results are built
-and read through their wire (camelCase) names, which mcp 1.x uses as attribute names, but
-only 2.x is tested.
+Made for mcp 2.x (``MCPServer``) and tested against it. Results are built and read
+through their wire (camelCase) names, which mcp 1.x uses as attribute names, so
+:func:`to_call_tool_result` and :func:`from_call_tool_result` work with 1.x too. 1.x
+``FastMCP`` checks even an error result against the tool's output schema, though, so
+there ``for_mcp`` needs tools registered with ``structured_output=False``.
 """
 
 from __future__ import annotations
