@@ -155,7 +155,7 @@ def test_tool_result_messages_shapes() -> None:
 
 
 def test_tool_result_messages_content() -> None:
-    """The value as JSON on success; the hint (plus a retry note if transient) on failure."""
+    """The value as JSON on success; exactly the hint on failure."""
     messages = json.loads(run_example("tool_result_messages.py"))
     success = messages["success"]["anthropic"]
     assert json.loads(success["content"]) == {"order_id": "A-1001", "status": "shipped"}
@@ -168,12 +168,7 @@ def test_tool_result_messages_content() -> None:
     for name, outcome in hints.items():
         block = messages[name]["anthropic"]
         assert block["is_error"] is True
-        assert block["content"].startswith(outcome.llm_hint)
-        note = block["content"].removeprefix(outcome.llm_hint)
-        if outcome.retryable:
-            assert "you may call the tool again" in note
-        else:
-            assert note == ""
+        assert block["content"] == outcome.llm_hint
 
 
 # --- mcp_server.py -----------------------------------------------------------------------

@@ -60,7 +60,7 @@ def failure_error_function(ctx: RunContextWrapper[Any], error: Exception) -> str
 
 
 @overload
-def unwrap_outcome(  # type: ignore[overload-overlap]
+def unwrap_outcome(
     fn: Callable[P, Coroutine[Any, Any, Outcome[T]]], /
 ) -> Callable[P, Coroutine[Any, Any, T]]: ...
 @overload

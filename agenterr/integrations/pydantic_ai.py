@@ -44,11 +44,11 @@ T = TypeVar("T")
 
 
 @overload
-def model_retry(  # type: ignore[overload-overlap]
+def model_retry(
     fn: Callable[P, Coroutine[Any, Any, Outcome[T]]], /
 ) -> Callable[P, Coroutine[Any, Any, T]]: ...
 @overload
-def model_retry(fn: Callable[P, Outcome[T]], /) -> Callable[P, T]: ...  # type: ignore[overload-overlap]
+def model_retry(fn: Callable[P, Outcome[T]], /) -> Callable[P, T]: ...
 @overload
 def model_retry(fn: Callable[P, T], /) -> Callable[P, T]: ...
 def model_retry(fn: Any, /) -> Any:
