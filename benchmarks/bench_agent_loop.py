@@ -355,7 +355,7 @@ SENSITIVITY: tuple[tuple[str, dict[str, Any]], ...] = (
     ("model never rewrites a good payload (`p_corrupt=0`)", {"p_corrupt": 0.0}),
     ("model rewrites good payloads twice as often (`p_corrupt=0.5`)", {"p_corrupt": 0.5}),
     (
-        "no 403 rate limits, no 429 quota (agenterr's known misroutes removed)",
+        "no 403 rate limits, no 429 quota (the status table's misroutes removed)",
         {"p_rate_limit_403": 0.0, "p_quota_429": 0.0},
     ),
 )
@@ -523,9 +523,10 @@ def render_markdown(
             "",
             "The model fixes a wrong argument equally often whichever policy re-prompts it:"
             " agenterr's hint is not credited with being better than the raw error text, so its"
-            " gains here come from routing alone. Known misroutings are in the mix on purpose:"
-            " a GitHub-style 403 secondary rate limit (agenterr escalates it: `auth`) and an"
-            " OpenAI-style 429 `insufficient_quota` (agenterr retries it to the cap: `transient`).",
+            " gains here come from routing alone. The mix includes the failures a plain status"
+            " table misroutes: a GitHub-style 403 secondary rate limit with Retry-After and an"
+            " OpenAI-style 429 `insufficient_quota`; agenterr's provider-aware rules (SPEC.md"
+            " section 11) route them to `transient` and `auth`.",
             "",
             *extra,
             "## Parameters",
