@@ -22,6 +22,7 @@ __all__ = [
     "REDACTED",
     "SCAN_WINDOW",
     "SNIPPET_CAP",
+    "SPACE",
     "TRUNCATED",
     "hint_for",
     "schema_hint",
@@ -59,7 +60,7 @@ _ANSI = re.compile(
 )
 _ESCAPES = re.compile("[\x1b\x9b]")
 # White space is listed, not left to a regex engine's idea of \s, so that ports agree.
-_SPACE = re.compile("[\t\n\r \xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+")
+SPACE = re.compile("[\t\n\r \xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+")
 # A credential cut in half by the scan window must not survive as a visible prefix: the
 # run of these characters at a cut is dropped (str.rstrip, linear, unlike an anchored regex).
 _CUT_TOKEN_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-./+=:~"
@@ -273,7 +274,7 @@ def clean(text: str, cap: int) -> str:
     if "\x1b" in text or "\x9b" in text:
         text = _ANSI.sub("", text)
     text = _INVISIBLE.sub("", text)
-    # Once the invisible characters are gone, str.split()'s white space is exactly _SPACE's
+    # Once the invisible characters are gone, str.split()'s white space is exactly SPACE's
     # set (a test checks it), and split/join folds and trims in one C pass.
     text = " ".join(text.split())
     lowered = text.lower()

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 from ._headers import HeaderView
+from ._hints import SPACE as _BLANK
 from ._retry_after import (
     RETRY_AFTER_CEILING,
     Clock,
@@ -303,6 +304,7 @@ class Signals(NamedTuple):
     """What a body says, read once (SPEC 11.3)."""
 
     identifiers: tuple[str, ...] = ()
+    generic: tuple[str, ...] = ()  # Google's canonical error.status: consulted last
     messages: tuple[str, ...] = ()
     quota_names: tuple[str, ...] | None = None  # None: the body states no quota facts
     retry_delay: float | None = None  # Google RetryInfo.retryDelay, in seconds
@@ -338,10 +340,11 @@ def read_signals(body: object, problem_json: bool = False) -> Signals:
         if prefix is None:
             return _NONE
         text, whole = prefix
+        text = text.removeprefix("\ufeff")  # a byte-order mark, as RFC 8259 allows
         start = text.lstrip(" \t\n\r")[:1]
         if start in ("{", "[") and whole:
             try:
-                document = json.loads(text)
+                document = json.loads(text, parse_constant=_not_json)
             except (ValueError, RecursionError):
                 return _NONE
             return _from_document(document, problem_json)
@@ -352,19 +355,24 @@ def read_signals(body: object, problem_json: bool = False) -> Signals:
         return _NONE
 
 
+def _not_json(constant: str) -> Any:
+    raise ValueError(f"{constant} is not JSON (RFC 8259)")
+
+
 def _from_xml(text: str) -> Signals:
     code = _XML_CODE.search(text)
     if code is None:
         return _NONE
     message = _XML_MESSAGE.search(text)
-    return Signals((code[1],), (message[1],) if message else ())
+    return Signals(identifiers=(code[1],), messages=(message[1],) if message else ())
 
 
 class _Reader:
-    __slots__ = ("identifiers", "messages", "quota_names", "retry_delay")
+    __slots__ = ("generic", "identifiers", "messages", "quota_names", "retry_delay")
 
     def __init__(self) -> None:
         self.identifiers: list[str] = []
+        self.generic: list[str] = []
         self.messages: list[str] = []
         self.quota_names: list[str] | None = None
         self.retry_delay: float | None = None
@@ -381,8 +389,11 @@ class _Reader:
 
     def error_object(self, error: dict[str, Any]) -> None:
         """``error: {...}`` of OpenAI, Anthropic, Google, Azure, Stripe, Microsoft Graph."""
-        for key in ("code", "type", "status", "reason"):
+        for key in ("code", "type", "reason"):
             self.identifier(error.get(key))
+        status = error.get("status")  # a gRPC canonical code: the reasons below are sharper
+        if isinstance(status, str) and status:
+            self.generic.append(status[:_MAX_IDENTIFIER])
         self.message(error.get("message"))
         for key in ("innerError", "innererror"):  # Microsoft Graph, Azure
             inner = error.get(key)
@@ -402,9 +413,12 @@ class _Reader:
 
     def google_detail(self, detail: dict[str, Any]) -> None:
         kind = detail.get("@type")
-        kind = kind.rpartition(".")[2] if isinstance(kind, str) else ""
+        if not isinstance(kind, str):
+            return
+        kind = kind.rpartition(".")[2]
         if kind == "RetryInfo":
-            self.retry_delay = _duration(detail.get("retryDelay"))
+            if self.retry_delay is None:  # the first one that parses
+                self.retry_delay = _duration(detail.get("retryDelay"))
         elif kind == "ErrorInfo":
             self.identifier(detail.get("reason"))
             metadata = detail.get("metadata")
@@ -442,7 +456,7 @@ def _duration(value: object) -> float | None:
         seconds = float(match[1]) if match else None
     elif isinstance(value, dict):
         whole, nanos = value.get("seconds", 0), value.get("nanos", 0)
-        if isinstance(whole, str) and whole.isdigit() and len(whole) <= 12:
+        if isinstance(whole, str) and whole.isascii() and whole.isdigit() and len(whole) <= 12:
             whole = int(whole)
         if type(whole) is int and type(nanos) is int and 0 <= whole <= 10**12:
             seconds = whole + nanos / 1e9
@@ -484,6 +498,7 @@ def _from_document(document: object, problem_json: bool) -> Signals:
             reader.identifier(part)
     return Signals(
         tuple(reader.identifiers),
+        tuple(reader.generic),
         tuple(reader.messages),
         None if reader.quota_names is None else tuple(reader.quota_names),
         reader.retry_delay,
@@ -491,21 +506,35 @@ def _from_document(document: object, problem_json: bool) -> Signals:
     )
 
 
+def _non_blank(value: object) -> bool:
+    """A string with a character outside the whitespace that cleaning folds (SPEC 7.3)."""
+    return isinstance(value, str) and bool(_BLANK.sub("", value))
+
+
+def _first(item: dict[str, Any], keys: tuple[str, ...], test: Any) -> str | None:
+    for key in keys:
+        value = item.get(key)
+        if isinstance(value, str) and test(value):
+            return value
+    return None
+
+
 def _problem_text(document: dict[str, Any]) -> str | None:
     """RFC 9457: "title: detail", then the invalid parameters, as one sentence to quote."""
     parts = [
         value
         for value in (document.get("title"), document.get("detail"))
-        if isinstance(value, str) and value.strip()
+        if isinstance(value, str) and _non_blank(value)
     ]
     text = ": ".join(parts)
     params: list[str] = []
     for key in ("invalid-params", "invalid_params", "errors"):
         for item in _items(document.get(key)):
-            name = item.get("name") or item.get("pointer") or item.get("field")
-            reason = item.get("reason") or item.get("detail") or item.get("message")
-            if isinstance(reason, str) and reason.strip():
-                params.append(f"{name}: {reason}" if isinstance(name, str) else reason)
+            reason = _first(item, ("reason", "detail", "message"), _non_blank)
+            if reason is None:
+                continue
+            name = _first(item, ("name", "pointer", "field"), bool)
+            params.append(f"{name}: {reason}" if name is not None else reason)
     if params:
         text = f"{text} ({'; '.join(params)})" if text else "; ".join(params)
     return text or None
@@ -579,7 +608,7 @@ def _reset(raw: str, view: HeaderView, now: Clock) -> float | None:
     if not _NUMBER.match(text):
         return None
     value = float(text)
-    if value >= _EPOCH_FLOOR:
+    if int(text.partition(".")[0]) >= _EPOCH_FLOOR:
         value -= server_clock(view, now)
     if not math.isfinite(value):
         return None
@@ -645,6 +674,9 @@ def _body_group(status: int, signals: Signals, view: HeaderView) -> _Group | Non
         consider(QUOTA)
     if status in _RATE_PHRASE_STATUSES and _contains(signals.messages, _RATE_WORDS):
         consider(THROTTLED)
+    if best is None:
+        for identifier in signals.generic:
+            consider(IDENTIFIERS.get(normalise(identifier)))
     return best
 
 
@@ -700,7 +732,7 @@ def _refine(
     if code.retryable and retry_after is None:
         retry_after = extra_retry_after(view, signals, now)
     if code is Code.RATE_LIMITED and retry_after is not None and retry_after > LONG_WAIT:
-        code, rule, quota = Code.UNAUTHORIZED, "r-long-wait", True
+        code, rule, quota, retry_after = Code.UNAUTHORIZED, "r-long-wait", True, None
     advice = view.get(_SHOULD_RETRY)
     if advice is not None:  # r-should-retry: the server's explicit advice has the last word
         advice = advice.strip().lower()

@@ -103,7 +103,8 @@ def test_reader_collects_in_spec_order() -> None:
         "errors": [{"extensions": {"code": "k"}, "message": "m3"}],
     }
     signals = read_signals(body)
-    assert signals.identifiers == ("a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k")
+    assert signals.identifiers == ("a", "b", "d", "e", "f", "g", "h", "i", "j", "k")
+    assert signals.generic == ("c",)  # error.status, consulted only when nothing else matched
     assert signals.messages == ("m1", "m2", "m3")
     assert signals.quota_names is None
     assert read_signals(json.dumps(body)) == signals
