@@ -18,6 +18,7 @@ from ._classify import (
     schema_invalid,
     succeeded,
 )
+from ._envelope import from_envelope
 from ._outcome import Outcome
 from ._retry_after import RETRY_AFTER_CEILING, parse_retry_after, retry_after_from_headers
 from ._taxonomy import Class, Code, Meta, codes
@@ -46,6 +47,7 @@ __all__ = [
     "code_for_status",
     "codes",
     "error_for",
+    "from_envelope",
     "from_error",
     "from_response",
     "from_status",

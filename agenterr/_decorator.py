@@ -9,7 +9,8 @@ The success path is one ``try``, one set lookup on the result's type and, in Out
 building the Outcome. A returned Outcome or response object costs one more dict lookup (its
 type's kind, cached) and, for a response, reading its status: only a non-2xx one goes through
 :func:`~agenterr.from_response`. Everything else, including the diagnosis of arguments that
-do not bind, runs only after the tool failed.
+do not bind, runs only after the tool failed. With ``envelopes=True`` every result is also
+read by :func:`~agenterr.from_envelope`, whose cost is bounded by its parse limit.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from typing import (
 import wrapt
 
 from ._classify import _attr, _exception_text, from_error, from_response, schema_invalid
+from ._envelope import envelope_failure
 from ._exceptions import (
     binding_problems,
     entered,
@@ -225,6 +227,8 @@ class _Policy:
     on_failure: FailureObserver | None
     code: CodeType | None
     """The tool body's code object, to tell a TypeError raised inside it from a bad call."""
+    envelopes: bool = False
+    """Whether returned values are read for error envelopes (:func:`from_envelope`)."""
 
     def notify(self, outcome: Outcome[Any], exc: BaseException | None) -> None:
         if self.on_failure is not None:
@@ -365,16 +369,40 @@ class _Policy:
             outcome = self.guard(outcome, None)
             self.notify(outcome, None)
             return outcome
+        if self.envelopes:
+            return self.envelope(value)
         return _success(value)
+
+    def envelope(self, value: Any) -> Outcome[Any]:
+        """``envelopes=True``: the failure an envelope in ``value`` reports, or its success."""
+        found = envelope_failure(value)
+        if found is None:
+            return _success(value)
+        outcome = found.outcome
+        if (
+            not self.idempotent
+            and outcome.retryable
+            and outcome.code is not Code.RATE_LIMITED
+            and (outcome.status == 0 or may_have_taken_effect(outcome.status, None))
+        ):
+            # The server answered, so it may have acted before it failed; a refusal for
+            # rate (Slack rate_limited, THROTTLED, RESOURCE_EXHAUSTED) comes before acting.
+            hint = _MAYBE_APPLIED_HINT.format(where=found.where)
+            outcome = Outcome(Code.UNKNOWN, hint, None, outcome.status, None, None)
+        self.notify(outcome, None)
+        return outcome
 
     def result_value(self, value: Any) -> Any:
         """Raises mode: what the call returns for a value that is not plain, or its error."""
         kind = _result_kind(type(value))
-        if kind == _RESPONSE and _ok_response(value):
+        if kind == _OUTCOME or (kind == _RESPONSE and not _ok_response(value)):
+            return _value(self.on_result(value))
+        if not self.envelopes:
             return value
-        if kind == _OTHER:
+        outcome = self.envelope(value)
+        if outcome.ok:
             return value
-        return _value(self.on_result(value))
+        raise error_for(outcome)
 
 
 def _binding(call: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[str]:
@@ -403,8 +431,13 @@ def _raise(outcome: Outcome[Any], exc: Exception) -> NoReturn:
 # --- the wrappers, one per (kind, mode) ------------------------------------------------
 
 
+def _plain_types(policy: _Policy) -> set[type] | frozenset[type]:
+    """Result types returned without a look: none when envelopes are read."""
+    return frozenset() if policy.envelopes else _PLAIN
+
+
 def _sync(policy: _Policy, raises: bool) -> _Wrapper:
-    plain, success = _PLAIN, _success
+    plain, success = _plain_types(policy), _success
 
     if raises:
 
@@ -435,7 +468,7 @@ def _sync(policy: _Policy, raises: bool) -> _Wrapper:
 
 
 def _async(policy: _Policy, raises: bool) -> _Wrapper:
-    plain, success = _PLAIN, _success
+    plain, success = _plain_types(policy), _success
 
     if raises:
 
@@ -482,7 +515,7 @@ def _async(policy: _Policy, raises: bool) -> _Wrapper:
 
 
 def _item(policy: _Policy, item: Any, raises: bool) -> Any:
-    if type(item) in _PLAIN:
+    if not policy.envelopes and type(item) in _PLAIN:
         return item if raises else _success(item)
     if raises:
         return policy.result_value(item)
@@ -792,6 +825,7 @@ def classified_tool(
     expose_errors: bool = False,
     idempotent: bool = True,
     on_failure: FailureObserver | None = None,
+    envelopes: bool = False,
 ) -> _OutcomeDecorator: ...
 @overload
 def classified_tool(
@@ -801,6 +835,7 @@ def classified_tool(
     expose_errors: bool = False,
     idempotent: bool = True,
     on_failure: FailureObserver | None = None,
+    envelopes: bool = False,
 ) -> _RaisingDecorator: ...
 def classified_tool(
     fn: Any = None,
@@ -811,6 +846,7 @@ def classified_tool(
     expose_errors: bool = False,
     idempotent: bool = True,
     on_failure: FailureObserver | None = None,
+    envelopes: bool = False,
 ) -> Any:
     """Classify every failure of a tool function; never retry.
 
@@ -860,6 +896,17 @@ def classified_tool(
     response with a non-2xx status is classified by :func:`~agenterr.from_response` (a 2xx
     one is a success from its status alone).
 
+    ``envelopes=True`` also reads what the tool returns for a failure reported inside a
+    success (:func:`~agenterr.from_envelope`: JSON-RPC and MCP errors, MCP ``isError``,
+    GraphQL ``errors[]``, ``{"ok": false}``, an ``event: error`` frame, a 2xx response's
+    body and ``grpc-status`` trailer). Text, bytes, dicts, lists, MCP ``CallToolResult``
+    objects and 2xx responses are looked at; a failure becomes the failed Outcome (or its
+    typed error with ``raises=True``) and anything else is returned unchanged. Yielded
+    items are read one by one (a frame split across two items is not seen). Off by
+    default: a tool that returns such a payload as data is never second-guessed unasked.
+    With ``idempotent=False`` a transient envelope failure other than ``RATE_LIMITED``
+    becomes ``UNKNOWN``, as the server may have acted before it failed.
+
     ``idempotent=False`` marks a tool that must not run twice (a payment, a sent email): a
     retryable failure after which the server may have acted on the request (read or write
     timeout, dropped connection, 5xx other than 503) becomes ``UNKNOWN`` with a hint saying
@@ -896,6 +943,7 @@ def classified_tool(
             idempotent=idempotent,
             on_failure=on_failure,
             code=_code_of(function),
+            envelopes=bool(envelopes),
         )
         return _ToolWrapper(function, _kind_of(function)(policy, raises))
 

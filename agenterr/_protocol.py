@@ -1,8 +1,9 @@
 """The language-neutral request format of SPEC.md §9.2, shared by the CLI and conformance runs.
 
-A request is a JSON object: either a classification input (``status``, ``body`` or
-``body_base64``, ``headers``, ``error``, ``now``) or a pre-flight input
-(``schema_invalid``). Ports in other languages speak the same format over JSON lines, so
+A request is a JSON object: a classification input (``status``, ``body`` or
+``body_base64``, ``headers``, ``error``, ``now``), an envelope input (``envelope`` with
+optional ``headers`` and ``now``), a pre-flight input (``schema_invalid``) or a reading
+input (``wire``). Ports in other languages speak the same format over JSON lines, so
 one runner can check any implementation against the vectors.
 """
 
@@ -13,12 +14,14 @@ import base64
 import binascii
 import json
 import socket
+import ssl
 from collections.abc import Callable, Iterator
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from ._classify import classify, schema_invalid
+from ._envelope import from_envelope
 from ._outcome import Outcome
 from ._retry_after import Clock, http_date_epoch
 
@@ -50,6 +53,13 @@ class CarriedStatusError(Exception):
         self.body = body
 
 
+def _name_not_found(message: str) -> socket.gaierror:
+    # errno set after construction, so the text stays exactly the message (SPEC 4.4)
+    error = socket.gaierror(message)
+    error.errno = socket.EAI_NONAME
+    return error
+
+
 ERROR_KINDS: dict[str, Callable[[str], BaseException]] = {
     "timeout": TimeoutError,
     "connect": ConnectionRefusedError,
@@ -59,6 +69,8 @@ ERROR_KINDS: dict[str, Callable[[str], BaseException]] = {
     "unsupported_scheme": UnsupportedProtocol,
     "other": Exception,
     "cancelled": asyncio.CancelledError,
+    "certificate": lambda message: ssl.SSLCertVerificationError(1, message),
+    "name_not_found": _name_not_found,
 }
 """SPEC.md §4.4's simple error kinds and the native exception each one becomes here
 (``http_status`` and ``group`` take extra fields and are built by :func:`make_error`)."""
@@ -66,6 +78,7 @@ _KINDS = (*ERROR_KINDS, "http_status", "group")
 _ERROR_FIELDS = frozenset({"kind", "message", "cause", "status", "headers", "body", "members"})
 _MAX_ERROR_DEPTH = 128
 _REQUEST_KEYS = frozenset({"status", "body", "body_base64", "headers", "error", "now"})
+_ENVELOPE_KEYS = frozenset({"envelope", "headers", "now"})
 
 
 def make_error(spec: object, *, outermost: bool = True, depth: int = 0) -> BaseException:
@@ -142,9 +155,10 @@ def parse_clock(value: object) -> Clock:
 
 
 def outcome_for_request(request: object) -> Outcome[Any]:
-    """The outcome for one request object of SPEC.md §9.2: a classification, a pre-flight
-    ``schema_invalid`` list, or a ``wire`` object read back. Raises ``ValueError`` naming the
-    bad field (for ``wire``, the field ``Outcome.from_dict`` names)."""
+    """The outcome for one request object of SPEC.md §9.2: a classification, an ``envelope``
+    (SPEC.md section 12), a pre-flight ``schema_invalid`` list, or a ``wire`` object read
+    back. Raises ``ValueError`` naming the bad field (for ``wire``, the field
+    ``Outcome.from_dict`` names)."""
     if not isinstance(request, dict):
         raise ValueError("request: must be a JSON object")
     if "wire" in request:
@@ -158,6 +172,13 @@ def outcome_for_request(request: object) -> Outcome[Any]:
         if not isinstance(problems, list) or not all(isinstance(p, str) for p in problems):
             raise ValueError("schema_invalid: must be a list of strings")
         return schema_invalid(*problems)
+    if "envelope" in request:
+        extra = set(request) - _ENVELOPE_KEYS
+        if extra:
+            raise ValueError(f"{sorted(extra)[0]}: not allowed with envelope")
+        headers = _headers(request.get("headers"))
+        now = parse_clock(request.get("now"))
+        return from_envelope(request["envelope"], headers=headers, now=now)
     unknown = set(request) - _REQUEST_KEYS
     if unknown:
         raise ValueError(f"{sorted(unknown)[0]}: unknown field")

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from agenterr import Class, Code, code_for_status, from_status
+from agenterr import Class, Code, code_for_status, from_envelope, from_status, succeeded
 
 ROOT = Path(__file__).resolve().parent.parent
 FILES = sorted((ROOT / "tests" / "corpus").glob("providers_*.json"))
@@ -40,8 +40,14 @@ def reaction_of_status_table(entry: dict[str, Any]) -> Class | None:
 
 
 def reaction_of_agenterr(entry: dict[str, Any]) -> Class | None:
-    """The class agenterr gives from the status, the headers and the body."""
+    """The class agenterr gives from the status, the headers and the body.
+
+    A 2xx response goes through ``from_envelope``, the entry point for errors inside
+    successful responses; a failure status through ``from_status``.
+    """
     response = entry["response"]
+    if succeeded(response["status"]):
+        return from_envelope(response["body"], headers=response["headers"]).class_
     return from_status(response["status"], response["body"], headers=response["headers"]).class_
 
 

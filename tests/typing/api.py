@@ -38,6 +38,14 @@ def with_options(x: str) -> None:
 assert_type(with_options("a"), Outcome[None])
 
 
+@classified_tool(envelopes=True)
+def post_message(channel: str) -> dict[str, object]:
+    return {"ok": True}
+
+
+assert_type(post_message("C1"), Outcome[dict[str, object]])
+
+
 def on_failure(name: str, outcome: Outcome[Any], exc: BaseException | None) -> None:
     pass
 
@@ -125,6 +133,15 @@ def get_value(key: str, default: int = 0) -> int:
 
 
 assert_type(get_value("k"), int)
+
+
+@classified_tool(raises=True, envelopes=True, idempotent=False)
+async def call_rpc(method: str) -> bytes:
+    return b""
+
+
+async def use_call_rpc() -> None:
+    assert_type(await call_rpc("tools/call"), bytes)
 
 
 @classified_tool(raises=True, idempotent=False, on_failure=on_failure)
