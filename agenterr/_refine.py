@@ -378,10 +378,11 @@ class _Reader:
         self.retry_delay: float | None = None
 
     def identifier(self, value: object, namespaced: bool = False) -> None:
-        if isinstance(value, str) and value and len(self.identifiers) < 4 * _MAX_ITEMS:
+        if isinstance(value, str) and len(self.identifiers) < 4 * _MAX_ITEMS:
             if namespaced:  # "com.amazonaws.dynamodb.v20120810#ThrottlingException"
                 value = value.rpartition("#")[2].partition(":")[0]
-            self.identifiers.append(value[:_MAX_IDENTIFIER])
+            if value:  # an empty one, as given or once reduced, is skipped and not counted
+                self.identifiers.append(value[:_MAX_IDENTIFIER])
 
     def message(self, value: object) -> None:
         if isinstance(value, str) and value and len(self.messages) < _MAX_MESSAGES:
@@ -405,7 +406,7 @@ class _Reader:
         for item in _items(error.get("details")):
             self.google_detail(item)
         tag = error.get(".tag")  # Dropbox unions: {".tag": "path", "path": {".tag": …}}
-        if isinstance(tag, str):
+        if isinstance(tag, str) and tag:
             self.identifier(tag)
             nested = error.get(tag)
             if isinstance(nested, dict):
@@ -413,7 +414,7 @@ class _Reader:
 
     def google_detail(self, detail: dict[str, Any]) -> None:
         kind = detail.get("@type")
-        if not isinstance(kind, str):
+        if not isinstance(kind, str) or not kind:
             return
         kind = kind.rpartition(".")[2]
         if kind == "RetryInfo":
