@@ -280,7 +280,13 @@ CASES: dict[str, Case] = {
         raising(http.client.RemoteDisconnected("closed")), Code.UNAVAILABLE
     ),
     "ConnectionRefusedError": Case(raising(ConnectionRefusedError(111, "no")), Code.UNAVAILABLE),
-    "socket.gaierror": Case(raising(socket.gaierror(-2, "Name unknown")), Code.UNAVAILABLE),
+    # a resolver hiccup is transient; a name that does not exist (EAI_NONAME) is not
+    "socket.gaierror": Case(
+        raising(socket.gaierror(socket.EAI_AGAIN, "Temporary failure")), Code.UNAVAILABLE
+    ),
+    "socket.gaierror (no such name)": Case(
+        raising(socket.gaierror(socket.EAI_NONAME, "Name unknown")), Code.UNKNOWN
+    ),
     "TimeoutError": Case(raising(TimeoutError()), Code.TIMEOUT),
     "asyncio.IncompleteReadError": Case(
         raising(asyncio.IncompleteReadError(b"", 10)), Code.UNAVAILABLE
@@ -697,7 +703,7 @@ def test_local_os_errors_are_bugs(make: Callable[[], BaseException]) -> None:
         (OSError(errno.ETIMEDOUT, "timed out"), Code.TIMEOUT),
         (socket.herror(1, "unknown host"), Code.UNAVAILABLE),
         (ssl.SSLError(1, "handshake failure"), Code.UNAVAILABLE),
-        (ssl.SSLCertVerificationError(1, "certificate verify failed"), Code.UNAVAILABLE),
+        (ssl.SSLCertVerificationError(1, "certificate verify failed"), Code.UNKNOWN),
         (urllib.error.URLError("no route"), Code.UNAVAILABLE),
         (ConnectionResetError(errno.ECONNRESET, "reset"), Code.UNAVAILABLE),
         (BrokenPipeError(errno.EPIPE, "broken pipe"), Code.UNAVAILABLE),

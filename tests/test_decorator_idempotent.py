@@ -73,7 +73,7 @@ TABLE: dict[str, tuple[Callable[[], BaseException], Code]] = {
     ),
     "aiohttp ConnectionTimeoutError": (aiohttp.ConnectionTimeoutError, Code.TIMEOUT),
     "ConnectionRefusedError": (lambda: ConnectionRefusedError(111, "refused"), Code.UNAVAILABLE),
-    "socket.gaierror": (lambda: socket.gaierror(-2, "unknown"), Code.UNAVAILABLE),
+    "socket.gaierror": (lambda: socket.gaierror(socket.EAI_AGAIN, "try again"), Code.UNAVAILABLE),
     "HTTP 429": (lambda: status_error(429), Code.RATE_LIMITED),
     "HTTP 503": (lambda: status_error(503), Code.UNAVAILABLE),
     "HTTP 408": (lambda: status_error(408), Code.TIMEOUT),

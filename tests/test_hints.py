@@ -285,11 +285,11 @@ def test_fast_path_never_leaks_past_the_head() -> None:
 
 def test_folded_white_space_is_the_spec_set() -> None:
     """After invisible characters are removed, str.split()'s white space is SPEC's set."""
-    from agenterr._hints import _INVISIBLE, _SPACE
+    from agenterr._hints import _INVISIBLE, SPACE
 
     python_space = {c for c in map(chr, range(0x110000)) if c.isspace()}
     left = {c for c in python_space if not _INVISIBLE.fullmatch(c)}
-    assert left == {c for c in map(chr, range(0x110000)) if _SPACE.fullmatch(c)}
+    assert left == {c for c in map(chr, range(0x110000)) if SPACE.fullmatch(c)}
 
 
 def test_redaction_prefilters_are_necessary() -> None:
