@@ -27,7 +27,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple
 from urllib.parse import unquote
 
-from ._classify import _internal_failure, from_response
+from ._classify import _internal_failure, code_for_status, from_response
 from ._headers import HeaderView
 from ._hints import SCAN_WINDOW, hint_for, snippet
 from ._hints import where as http_where
@@ -50,6 +50,7 @@ __all__ = [
     "ENVELOPE_IDENTIFIERS",
     "JSONRPC_CODES",
     "PHRASES",
+    "REASON_PHRASES",
     "RELAY_CAP",
     "Rule",
     "envelope_failure",
@@ -200,6 +201,66 @@ PHRASES: tuple[tuple[str, Rule], ...] = (
 """Lower-case phrase → rule, looked for in the first 8,192 characters of an error's text
 with A-Z lowered; the first phrase of the table found in any of the texts decides."""
 
+# --- HTTP statuses named in a tool error's text (SPEC 12.4) -----------------------------
+
+REASON_PHRASES: dict[int, tuple[str, ...]] = {
+    400: ("Bad Request",),
+    401: ("Unauthorized",),
+    402: ("Payment Required",),
+    403: ("Forbidden",),
+    404: ("Not Found",),
+    405: ("Method Not Allowed",),
+    406: ("Not Acceptable",),
+    407: ("Proxy Authentication Required",),
+    408: ("Request Timeout",),
+    409: ("Conflict",),
+    410: ("Gone",),
+    411: ("Length Required",),
+    412: ("Precondition Failed",),
+    413: ("Content Too Large", "Payload Too Large", "Request Entity Too Large"),
+    414: ("URI Too Long", "Request-URI Too Long", "Request URI Too Long"),
+    415: ("Unsupported Media Type",),
+    416: ("Range Not Satisfiable", "Requested Range Not Satisfiable"),
+    417: ("Expectation Failed",),
+    421: ("Misdirected Request",),
+    422: ("Unprocessable Content", "Unprocessable Entity"),
+    423: ("Locked",),
+    424: ("Failed Dependency",),
+    425: ("Too Early",),
+    426: ("Upgrade Required",),
+    428: ("Precondition Required",),
+    429: ("Too Many Requests",),
+    431: ("Request Header Fields Too Large",),
+    451: ("Unavailable For Legal Reasons",),
+    500: ("Internal Server Error",),
+    501: ("Not Implemented",),
+    502: ("Bad Gateway",),
+    503: ("Service Unavailable",),
+    504: ("Gateway Timeout",),
+    505: ("HTTP Version Not Supported",),
+    506: ("Variant Also Negotiates",),
+    507: ("Insufficient Storage",),
+    508: ("Loop Detected",),
+    510: ("Not Extended",),
+    511: ("Network Authentication Required",),
+}
+"""Registered 4xx and 5xx status → its reason phrases: the IANA registry's (RFC 9110
+section 15 and the RFCs that added the others), and older wordings HTTP libraries still
+print. A number in a tool error's text counts as a status only with ``HTTP`` before it or
+its own phrase after it, matched case-sensitively: a bare number is not a status."""
+
+_HTTP_STATUS = re.compile(
+    r"(?<![A-Za-z0-9_])(?:"
+    r"HTTP(?:/[0-9](?:\.[0-9])?)? +(?P<after_http>[45][0-9][0-9])"  # HTTP 503, HTTP/1.1 503
+    r"|(?P<with_phrase>"  # 404 Not Found, as httpx, requests and Go's clients print it
+    + "|".join(
+        f"{status} {re.escape(phrase)}"
+        for status, phrases in REASON_PHRASES.items()
+        for phrase in phrases
+    )
+    + r"))(?![A-Za-z0-9_])"
+)
+
 RELAY_CAP = 2000
 """Most characters of an agenterr hint relayed from a peer's wire outcome (SPEC 12.10)."""
 
@@ -215,7 +276,7 @@ _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _JSON_SPACE = " \t\n\r"
 """JSON's white space (RFC 8259): the only characters skipped before a document."""
 
-# The order in which identifiers outrank each other, as SPEC 11.2's rule groups.
+# The order in which identifiers outrank each other, as SPEC 11.3's rule groups.
 _RANK = (
     (Code.UNAUTHORIZED, True),
     (Code.UNAUTHORIZED, False),
@@ -333,7 +394,7 @@ def _outcome(failure: _Failure, headers: object, now: Clock) -> Outcome[None]:
         if retry_after is None:
             retry_after = failure.retry_delay
         if code is Code.RATE_LIMITED and retry_after is not None and retry_after > LONG_WAIT:
-            # SPEC 11.6: a wait this long is a quota, not a hiccup.
+            # SPEC 11.7: a wait this long is a quota, not a hiccup.
             code, quota, retry_after = Code.UNAUTHORIZED, True, None
     hint = hint_for(code, failure.where, failure.quoted, retry_after, quota=quota)
     return Outcome(code, hint, retry_after if code.retryable else None, 0, None, None)
@@ -555,9 +616,25 @@ def _tool_error(result: object) -> _Failure | _Found:
                 text = _field(block, "text")
                 if isinstance(text, str):
                     texts.append(text[:_TEXT_CUT])
+    quoted = snippet("\n".join(texts))
     phrase = _phrase(texts)
-    code = (phrase or _TOOL_DEFAULT).code
-    return _Failure(code, " (tool error)", snippet("\n".join(texts)))
+    if phrase is not None:
+        return _Failure(phrase.code, " (tool error)", quoted)
+    status = _status_named(texts)
+    if status is not None:
+        code = code_for_status(status) or _TOOL_DEFAULT.code
+        # The status was read, not received: the recorded status stays 0 (SPEC 12.11).
+        return _Failure(code, f" (tool error, HTTP {status})", quoted)
+    return _Failure(_TOOL_DEFAULT.code, " (tool error)", quoted)
+
+
+def _status_named(texts: Iterable[str]) -> int | None:
+    """The first 4xx or 5xx status a text names as one (SPEC 12.4), or None."""
+    for text in texts:
+        match = _HTTP_STATUS.search(text, 0, SCAN_WINDOW)
+        if match is not None:
+            return int((match.group("after_http") or match.group("with_phrase"))[:3])
+    return None
 
 
 def _relay(wire: dict[str, Any]) -> _Found | None:

@@ -139,6 +139,6 @@ def test_readme_reports_the_current_shares() -> None:
     held_out = (
         f"On {held_total} more from {len(HOLDOUT_PROVIDERS)} providers, transcribed after the "
         f"rules were written and never used to tune them, the status table picks "
-        f"{_percent(held_table, held_total)} and agenterr {_percent(held_ours, held_total)}."
+        f"{_percent(held_table, held_total)} and agenterr {_percent(held_ours, held_total)}"
     )
     assert held_out in readme, held_out

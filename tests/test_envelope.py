@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
+from http import HTTPStatus
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -30,15 +31,17 @@ from agenterr import (
     TransientToolError,
     classified_tool,
 )
+from agenterr._classify import code_for_status
 from agenterr._envelope import (
     ENVELOPE_IDENTIFIERS,
     JSONRPC_CODES,
     PHRASES,
+    REASON_PHRASES,
     RELAY_CAP,
     Rule,
     from_envelope,
 )
-from agenterr._hints import SNIPPET_CAP, TRUNCATED, hint_for
+from agenterr._hints import SCAN_WINDOW, SNIPPET_CAP, TRUNCATED, hint_for, snippet
 from agenterr._refine import GRPC_NAMES, IDENTIFIERS, PARSE_LIMIT, normalise
 
 from . import strategies as s
@@ -420,6 +423,119 @@ def test_mcp_sdk_call_tool_result_objects() -> None:
             self.structuredContent = None
 
     assert from_envelope(Legacy()).code is Code.NOT_FOUND
+
+
+# --- HTTP statuses named in a tool error (SPEC 12.4) --------------------------------------
+
+
+def test_reason_phrases_are_the_registered_ones() -> None:
+    """Every registered 4xx and 5xx (418 is unassigned) with the phrase Python's own table
+    prints among its wordings; no phrase names two statuses."""
+    registered = {int(s) for s in HTTPStatus if s >= 400 and s != 418}
+    assert set(REASON_PHRASES) == registered
+    for status in HTTPStatus:
+        if status in registered:
+            assert status.phrase in REASON_PHRASES[status]
+    phrases = [phrase for wordings in REASON_PHRASES.values() for phrase in wordings]
+    assert len(phrases) == len(set(phrases))
+
+
+NAMED_STATUS_CASES = [
+    ("http-space", "upstream returned HTTP 503", 503),
+    ("http-version", "HTTP/1.1 502 Bad Gateway", 502),
+    ("http-major-version", "got HTTP/2 404 from the API", 404),
+    ("http-spaces", "HTTP   408", 408),
+    ("http-in-brackets", "request failed (HTTP 429)", 429),
+    ("httpx", "Client error '401 Unauthorized' for url 'https://a.test/x'", 401),
+    ("go-github", "GET https://api.github.com/repos/o/r: 403 Forbidden []", 403),
+    ("old-wording", "413 Payload Too Large", 413),
+    ("new-wording", "422 Unprocessable Content", 422),
+    ("phrase-with-http", "505 HTTP Version Not Supported", 505),
+    ("first-failure-counts", "HTTP 200 OK, retried: HTTP 504, then 503 Service Unavailable", 504),
+    ("legal", "451 Unavailable For Legal Reasons", 451),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "status"),
+    [case[1:] for case in NAMED_STATUS_CASES],
+    ids=[case[0] for case in NAMED_STATUS_CASES],
+)
+def test_tool_error_naming_a_status(text: str, status: int) -> None:
+    """The status table's code; {where} names the status; the recorded status stays 0."""
+    code = code_for_status(status)
+    assert code is not None
+    for envelope in (
+        tool_result(text),
+        {"jsonrpc": "2.0", "id": 4, "result": tool_result(text)},
+        {"content": [{"type": "text", "text": text}], "is_error": True},
+    ):
+        outcome = from_envelope(envelope)
+        assert outcome == Outcome(
+            code, hint_for(code, f" (tool error, HTTP {status})", snippet(text)), None, 0
+        )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "order 404 is missing",  # a bare number
+        "http 503",  # HTTP as written, upper-case
+        "XHTTP 503",
+        "HTTP 5030",
+        "HTTP 503rd",
+        "HTTP_503",
+        "HTTP:503",
+        "HTTP\t503",
+        "HTTP 302 Found",  # not a failure
+        "HTTP 600",
+        "1404 Not Found",
+        "404 not found",  # the phrase as registered
+        "404 Not Founder",
+        "500 Not Found",  # another status's phrase
+        "423 locked accounts",
+        "failed with status 429",
+        "Error code: 401",
+        "404 Client Error: Not Found for url: https://a.test/x",
+    ],
+)
+def test_tool_error_status_needs_the_exact_form(text: str) -> None:
+    outcome = from_envelope(tool_result(text))
+    assert outcome.code is Code.INVALID_REQUEST
+    assert where_of(outcome) == " (tool error)"
+
+
+def test_tool_error_phrases_come_before_a_named_status() -> None:
+    """GitHub's 403 that is a rate limit, in the words of section 11.4."""
+    outcome = from_envelope(tool_result("HTTP 403: API rate limit exceeded"))
+    assert outcome.code is Code.RATE_LIMITED
+    assert where_of(outcome) == " (tool error)"
+    assert from_envelope(tool_result("HTTP 404: Unknown tool x")).code is Code.NOT_FOUND
+
+
+def test_tool_error_status_in_any_text_block_and_only_in_the_window() -> None:
+    two = {
+        "isError": True,
+        "content": [{"type": "text", "text": "first"}, {"type": "text", "text": "HTTP 502"}],
+    }
+    assert where_of(from_envelope(two)) == " (tool error, HTTP 502)"
+    # The last character of the window completes the status; one more pushes it out.
+    fits = " " * (SCAN_WINDOW - len("HTTP 503")) + "HTTP 503"
+    assert from_envelope(tool_result(fits)).code is Code.UNAVAILABLE
+    assert from_envelope(tool_result("x" + fits)).code is Code.INVALID_REQUEST
+
+
+def test_tool_error_named_status_takes_the_headers_delay() -> None:
+    outcome = from_envelope(tool_result("HTTP 429"), headers={"Retry-After": "5"})
+    assert outcome.code is Code.RATE_LIMITED
+    assert outcome.retry_after == 5
+    assert outcome.status == 0
+    long_wait = from_envelope(tool_result("HTTP 429"), headers={"Retry-After": "7200"})
+    assert long_wait.code is Code.UNAUTHORIZED
+    assert long_wait.llm_hint.startswith(
+        "The API refused this call because a quota or billing limit is exhausted"
+        " (tool error, HTTP 429)."
+    )
 
 
 # --- {"ok": false} ----------------------------------------------------------------------
@@ -1021,6 +1137,8 @@ def _best_of_three(payload: object) -> float:
         lambda n: {"errors": [{"message": "m" * n}] * 10_000},
         lambda n: {"jsonrpc": "2.0", "error": {"code": -32000, "message": "m" * n}},
         lambda n: tool_result("t" * n),
+        lambda n: tool_result("HTTP" + " " * n + "503"),
+        lambda n: tool_result("404 Not Foun" * (n // 12)),
     ],
 )
 def test_cost_does_not_grow_with_the_payload(make: Any) -> None:
@@ -1346,6 +1464,12 @@ def test_non_idempotent_tools() -> None:
     acted = Outcome.failure(Code.UNAVAILABLE, status=500).to_dict()
     assert send(acted).code is Code.UNKNOWN
     assert send(acted).status == 500
+    # A status named in a tool error's text was not received: the server may have acted.
+    named = send(tool_result("upstream answered HTTP 503"))
+    assert named.code is Code.UNKNOWN
+    assert named.llm_hint.startswith(
+        "This call may already have taken effect (tool error, HTTP 503): "
+    )
 
 
 # --- the conformance runner's envelope input (SPEC 12.14) and two error kinds ---------------
@@ -1379,15 +1503,13 @@ def test_runner_certificate_and_name_not_found_kinds() -> None:
 
     from agenterr._protocol import make_error
 
-    certificate = make_error({"kind": "certificate"})
+    # SPEC 4.4: each kind's text is exactly the vector's message (quoted by 4.2, step 3.5).
+    certificate = make_error({"kind": "certificate", "message": "self-signed"})
     assert type(certificate) is ssl.SSLCertVerificationError
-    assert "CERTIFICATE_VERIFY_FAILED" in str(certificate)
-    assert str(make_error({"kind": "certificate", "message": "self-signed"})).endswith(
-        "self-signed"
-    )
-    missing = make_error({"kind": "name_not_found"})
+    assert str(certificate) == "self-signed"
+    missing = make_error({"kind": "name_not_found", "message": "no such host"})
     assert type(missing) is socket.gaierror
     assert missing.errno == socket.EAI_NONAME
-    assert missing.strerror == "Name or service not known"
+    assert str(missing) == "no such host"
     cause = make_error({"kind": "other", "cause": {"kind": "name_not_found"}})
     assert isinstance(cause.__cause__, socket.gaierror)

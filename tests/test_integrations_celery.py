@@ -8,15 +8,19 @@ this module, as broker and result backend; every worker test runs under the ``js
 from __future__ import annotations
 
 import functools
+import gc
 import importlib
+import itertools
+import logging
 import subprocess
 import sys
 import time
 import uuid
+import warnings
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +28,7 @@ import httpx
 import pytest
 from celery import Celery
 from celery.contrib.testing.worker import start_worker
-from celery.signals import before_task_publish, setup_logging
+from celery.signals import before_task_publish, setup_logging, task_postrun
 from kombu.utils.json import dumps, loads
 
 from agenterr import (
@@ -52,6 +56,7 @@ TIMEOUT = 15
 # here, by the token the test passes in and by task id.
 ATTEMPTS: defaultdict[str, list[float]] = defaultdict(list)
 COUNTDOWNS: defaultdict[str, list[float]] = defaultdict(list)
+BACKENDS: list[Any] = []
 
 
 def stock_level(token: str, statuses: list[int], headers: dict[str, str]) -> dict[str, Any]:
@@ -94,7 +99,7 @@ def _record_retry(sender: Any = None, headers: Any = None, **_: Any) -> None:
     # Published retries carry their ETA: its distance from now is the countdown Celery used.
     if headers and headers.get("retries") and headers.get("eta"):
         eta = datetime.fromisoformat(headers["eta"])
-        COUNTDOWNS[headers["id"]].append((eta - datetime.now(timezone.utc)).total_seconds())
+        COUNTDOWNS[headers["id"]].append((eta - datetime.now(UTC)).total_seconds())
 
 
 def _no_logging_setup(**_: Any) -> None:
@@ -147,11 +152,25 @@ def _make_app(url: str, serializer: str) -> tuple[Celery, Tasks]:
     )
 
 
+def _record_backend(sender: Any = None, **_: Any) -> None:
+    # The Redis backend is per thread: the worker thread's one must be closed too.
+    BACKENDS.append(sender.backend)
+
+
 def _close(app: Celery) -> None:
     """Close every Redis connection the app opened: a socket left to the garbage collector
     is a ResourceWarning, an error in whichever test happens to collect it."""
+    # A collected AsyncResult unsubscribes from its task's channel, through a connection it
+    # opens again if the result consumer is already closed: collect them first. A socket
+    # Celery dropped on the floor while a test failed (a timed-out get) is garbage by now;
+    # that test has already failed, so its ResourceWarning must not fail the teardown too.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ResourceWarning)
+        gc.collect()
     app.backend.result_consumer.stop()
-    app.backend.client.connection_pool.disconnect()
+    for backend in {id(b): b for b in [app.backend, *BACKENDS]}.values():
+        backend.client.connection_pool.disconnect()
+    BACKENDS.clear()
     app.producer_pool.connections.force_close_all()
     app.pool.force_close_all()
     app.close()
@@ -172,11 +191,13 @@ def tasks(request: pytest.FixtureRequest, redis_url: str) -> Iterator[Tasks]:
     app, made = _make_app(f"{redis_url}/{database}", serializer)
     setup_logging.connect(_no_logging_setup)
     before_task_publish.connect(_record_retry)
+    task_postrun.connect(_record_backend)
     try:
         with start_worker(app, perform_ping_check=False, shutdown_timeout=10):
             yield made
     finally:
         before_task_publish.disconnect(_record_retry)
+        task_postrun.disconnect(_record_backend)
         setup_logging.disconnect(_no_logging_setup)
         _close(app)
 
@@ -188,7 +209,7 @@ def _call(task: Any, statuses: list[int], headers: dict[str, str] | None = None)
 
 def _gaps(token: str) -> list[float]:
     times = ATTEMPTS[token]
-    return [later - earlier for earlier, later in zip(times, times[1:], strict=False)]
+    return [later - earlier for earlier, later in itertools.pairwise(times)]
 
 
 # --- with a worker ----------------------------------------------------------------------
@@ -253,6 +274,38 @@ def test_other_failures_reach_the_caller_unretried(
     assert caught.value.outcome == expected
     assert caught.value.code is code
     assert caught.value.llm_hint == expected.llm_hint
+
+
+@pytest.mark.parametrize(
+    ("name", "status", "level"),
+    [
+        ("flaky", 404, logging.INFO),
+        ("flaky", 401, logging.INFO),
+        ("exhausted", 503, logging.INFO),
+        ("flaky", 0, logging.ERROR),
+    ],
+)
+def test_only_unknown_failures_are_logged_as_errors(
+    tasks: Tasks, caplog: pytest.LogCaptureFixture, name: str, status: int, level: int
+) -> None:
+    """The worker logs classified failures as expected (INFO), UNKNOWN ones as errors."""
+    caplog.set_level(logging.INFO, logger="celery.app.trace")
+    _, result = _call(getattr(tasks, name), [status], {"retry-after-ms": "20"})
+    with pytest.raises(AgentToolError):
+        result.get(timeout=TIMEOUT)
+
+    def logged() -> list[logging.LogRecord]:
+        return [
+            r
+            for r in caplog.records
+            if result.id in r.getMessage() and " raised " in r.getMessage()
+        ]
+
+    # The worker stores the result before it logs the failure.
+    deadline = time.monotonic() + TIMEOUT
+    while not logged() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert [record.levelno for record in logged()] == [level]
 
 
 def test_manual_retry_of_a_transient_error_waits_the_retry_after(tasks: Tasks) -> None:
@@ -354,4 +407,4 @@ def test_example_retries_the_rate_limit_and_surfaces_the_hint() -> None:
     assert "retried after 1s -> {'city': 'Paris', 'forecast': 'sunny'}" in out
     assert "attempt 1: NOT_FOUND" in out
     assert "not retried: SelfCorrectableToolError NOT_FOUND" in out
-    assert "hint for the model: The API has no such resource (HTTP 404)." in out
+    assert "hint for the model: The API could not find what this call refers to (HTTP 404)." in out

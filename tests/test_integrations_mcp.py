@@ -1,7 +1,8 @@
 """agenterr.integrations.mcp against the real mcp 2.x: MCPServer, and the in-memory Client.
 
 A failing tool's result, as the client receives it, carries the hint as its text and the
-Outcome as structured content; the client classifies it back to the same Outcome.
+Outcome as structured content; the client classifies it back to the same Outcome. Any
+failed result classifies exactly as ``agenterr.from_envelope`` reads it (SPEC.md 12.4).
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ from mcp.types import CallToolResult, ImageContent, TextContent
 from pydantic import BaseModel
 
 import agenterr
-from agenterr import Code, Outcome, classified_tool
+from agenterr import Code, Outcome, classified_tool, from_envelope
+from agenterr._hints import snippet
 from agenterr.integrations import mcp as agenterr_mcp
 from agenterr.integrations.mcp import for_mcp, from_call_tool_result, to_call_tool_result
 
@@ -214,7 +216,13 @@ async def test_a_plain_exception_is_still_a_crash() -> None:
     result = await call_remote(server_with(broken), "broken", {"order_id": "o-1"})
     assert result.is_error is True
     assert texts(result) == ["Error executing tool broken"]  # MCPServer hides the detail
-    assert from_call_tool_result(result).code is Code.UNKNOWN
+    # A tool error that explains nothing: the MCP default, as from_envelope reads it.
+    assert from_call_tool_result(result) == Outcome(
+        Code.INVALID_REQUEST,
+        "The API rejected this call as invalid (tool error). Your arguments are wrong in a way"
+        " you can fix: correct them to satisfy the API's requirements and resend. The API"
+        " said: Error executing tool broken",
+    )
 
 
 def test_adapted_function_called_directly() -> None:
@@ -267,6 +275,68 @@ def test_generators_are_refused() -> None:
 # --- from_call_tool_result -------------------------------------------------------------
 
 
+INVALID = (
+    "The API rejected this call as invalid (tool error). Your arguments are wrong in a way you"
+    " can fix: correct them to satisfy the API's requirements and resend."
+)
+
+
+def said(text: str) -> str:
+    return f" The API said: {text}" if text else ""
+
+
+def error_result(text: str, **extra: Any) -> dict[str, Any]:
+    return {"content": [{"type": "text", "text": text}], "isError": True, **extra}
+
+
+def spellings(result: dict[str, Any]) -> list[Any]:
+    """One failed result as every accepted input: the 2.x model, its camelCase and
+    snake_case dicts, and a 1.x-style object with camelCase attributes."""
+    model = CallToolResult.model_validate(result)
+    legacy = SimpleNamespace(
+        content=[SimpleNamespace(**block) for block in result["content"]],
+        isError=result["isError"],
+        structuredContent=result.get("structuredContent"),
+    )
+    return [
+        model,
+        model.model_dump(by_alias=True, mode="json"),
+        model.model_dump(mode="json"),
+        legacy,
+    ]
+
+
+AGREEMENT = [
+    pytest.param(error_result("Invalid departure date: must be in the future."), id="default"),
+    pytest.param(error_result("Failed to fetch data: API rate limit exceeded"), id="phrase"),
+    pytest.param(error_result("Unknown tool: search_web"), id="unknown-tool"),
+    pytest.param(error_result("payment API answered HTTP 503"), id="http-status"),
+    pytest.param(error_result("GET https://a.test/o: 403 Forbidden []"), id="reason-phrase"),
+    pytest.param(error_result("order 404 is missing"), id="bare-number"),
+    pytest.param(error_result(""), id="empty"),
+    pytest.param(
+        error_result(
+            "ignored", structuredContent=Outcome.failure(Code.TIMEOUT, status=504).to_dict()
+        ),
+        id="relay",
+    ),
+    pytest.param(
+        error_result("upstream said HTTP 404", structuredContent={"ok": False, "code": "NOPE"}),
+        id="invalid-relay",
+    ),
+]
+
+
+@pytest.mark.parametrize("result", AGREEMENT)
+def test_failures_are_what_from_envelope_says(result: dict[str, Any]) -> None:
+    """One authority: every spelling of a failed result classifies as from_envelope reads
+    its wire form."""
+    want = from_envelope(result)
+    assert want.failed
+    for spelling in spellings(result):
+        assert from_call_tool_result(spelling) == want
+
+
 def test_reads_plain_dicts_in_both_spellings() -> None:
     """The wire form (camelCase) and a snake_case dump classify like the model."""
     outcome = agenterr.from_response(fetch("o-429"))
@@ -287,8 +357,33 @@ def test_reads_camel_case_attributes() -> None:
         isError=True,
     )
     assert from_call_tool_result(old_style) == outcome  # type: ignore[arg-type]
+    # Without the wire form only the text is left: it names "(HTTP 401)" as a status.
     old_style.structuredContent = None
-    assert from_call_tool_result(old_style) == agenterr.from_status(401, outcome.llm_hint)  # type: ignore[arg-type]
+    assert from_call_tool_result(old_style) == Outcome(  # type: ignore[arg-type]
+        Code.UNAUTHORIZED,
+        "The API rejected this call as unauthorized (tool error, HTTP 401). This is a"
+        " credentials or permissions problem, NOT a problem with your arguments — do not"
+        " modify them. A human or the orchestrator must fix authentication (an invalid or"
+        " expired token, or a missing scope) before retrying." + said(outcome.llm_hint),
+    )
+
+
+def test_camel_case_wins_unless_it_is_null() -> None:
+    """Both spellings in one dict: the camelCase member, unless it is null (SPEC 12.4)."""
+    wire = Outcome.failure(Code.NOT_FOUND).to_dict()
+    both = {"content": [], "isError": None, "is_error": True, "structured_content": wire}
+    assert from_call_tool_result(both).code is Code.NOT_FOUND
+    both["isError"] = False
+    assert from_call_tool_result(both).ok
+
+
+@pytest.mark.parametrize("content", [None, "rate limit", {"type": "text"}])
+def test_an_error_result_is_never_a_success(content: object) -> None:
+    """is_error with a missing or malformed content still fails: no texts, the MCP default."""
+    result: dict[str, Any] = {"isError": True}
+    if content is not None:
+        result["content"] = content
+    assert from_call_tool_result(result) == Outcome(Code.INVALID_REQUEST, INVALID)
 
 
 def test_success_values() -> None:
@@ -302,6 +397,7 @@ def test_success_values() -> None:
     mixed = CallToolResult(content=[text, image])
     assert from_call_tool_result(mixed).value == [text, image]
     assert from_call_tool_result(CallToolResult(content=[])).value == ""
+    assert from_call_tool_result({"content": "odd", "isError": False}).value == "odd"
 
 
 def test_wire_form_without_a_hint_gets_the_standard_one() -> None:
@@ -315,7 +411,8 @@ def test_wire_form_without_a_hint_gets_the_standard_one() -> None:
 
 
 def test_remote_hint_is_cleaned() -> None:
-    """A hint from the other side is untrusted: control characters and secrets go."""
+    """A hint from the other side is untrusted: control characters and secrets go, and it
+    is folded onto one line like any quoted text (SPEC 12.10)."""
     hint = "Fix it.\x1b[31m Bearer sk-abcdefghijklmnopqrstuvwx\u202e\nsecond line"
     result = CallToolResult(
         content=[],
@@ -323,12 +420,7 @@ def test_remote_hint_is_cleaned() -> None:
         structured_content={"ok": False, "code": "INVALID_REQUEST", "llm_hint": hint},
     )
     outcome = from_call_tool_result(result)
-    assert outcome.code is Code.INVALID_REQUEST
-    assert "\x1b" not in outcome.llm_hint
-    assert "\u202e" not in outcome.llm_hint
-    assert "sk-abc" not in outcome.llm_hint
-    assert "[REDACTED]" in outcome.llm_hint
-    assert outcome.llm_hint.endswith("\nsecond line")
+    assert outcome == Outcome(Code.INVALID_REQUEST, "Fix it. Bearer [REDACTED] second line")
 
 
 @pytest.mark.parametrize(
@@ -336,6 +428,7 @@ def test_remote_hint_is_cleaned() -> None:
     [
         {"ok": False, "code": "NOPE"},  # not a code
         {"ok": False, "code": "NOT_FOUND", "class": "transient"},  # class disagrees
+        {"ok": False, "code": "UNKNOWN", "retry_after_seconds": 3},  # a delay, not transient
         {"ok": True, "retryable": False},  # ok, yet is_error
         {"code": "NOT_FOUND"},  # no ok
         ["not", "an", "object"],
@@ -348,58 +441,81 @@ def test_invalid_wire_form_falls_back_to_the_text(structured: Any) -> None:
         "structuredContent": structured,
         "isError": True,
     }
-    assert from_call_tool_result(result) == agenterr.from_status(404, "upstream said HTTP 404")
+    assert from_call_tool_result(result) == Outcome(
+        Code.NOT_FOUND,
+        "The API could not find what this call refers to (tool error, HTTP 404). An"
+        " identifier, name or path in your arguments probably does not exist. Do not guess"
+        " another one: look the real value up (with another tool, or by asking the user) and"
+        " resend with it. The API said: upstream said HTTP 404",
+    )
 
 
 @pytest.mark.parametrize(
-    ("text", "status"),
+    ("text", "code", "status"),
     [
-        ("Error executing tool x: Client error '404 Not Found' for url 'https://a.test/o'", 404),
-        ("upstream returned HTTP 503", 503),
-        ("HTTP/1.1 502 Bad Gateway", 502),
-        ("request failed (HTTP 429)", 429),
-        ("failed with status 429", 429),
-        ("Status code: 500", 500),
-        ("api error: status_code=422", 422),
-        ("Error code: 401 - {'error': 'invalid api key'}", 401),
-        ("404 Client Error: Not Found for url: https://a.test/o", 404),
-        ("503 Server Error: Service Unavailable", 503),
-        ("http 200 then HTTP 504", 504),  # the first failure status named counts
+        (
+            "Error executing tool x: Client error '404 Not Found' for url 'https://a.test/o'",
+            Code.NOT_FOUND,
+            404,
+        ),
+        ("upstream returned HTTP 503", Code.UNAVAILABLE, 503),
+        ("HTTP/1.1 502 Bad Gateway", Code.UNAVAILABLE, 502),
+        ("request failed (HTTP 429)", Code.RATE_LIMITED, 429),
+        ("HTTP/2 401", Code.UNAUTHORIZED, 401),
+        ("GET https://api.github.com/repos/o/r: 403 Forbidden []", Code.UNAUTHORIZED, 403),
+        ("413 Request Entity Too Large", Code.INVALID_REQUEST, 413),
+        ("505 HTTP Version Not Supported", Code.UNKNOWN, 505),
+        ("HTTP 200 OK, then HTTP 504", Code.UNAVAILABLE, 504),  # the first failure status
     ],
 )
-def test_text_naming_a_status_is_classified_by_it(text: str, status: int) -> None:
-    """A remote tool that passed its API's failure on: the status decides."""
-    result = {"content": [{"type": "text", "text": text}], "isError": True}
-    outcome = from_call_tool_result(result)
-    assert outcome == agenterr.from_status(status, text)
-    assert outcome.status == status
+def test_text_naming_a_status_gets_its_code(text: str, code: Code, status: int) -> None:
+    """A remote tool that passed its API's failure on, in the two exact forms SPEC 12.4
+    reads: the status table's code, the status named in {where}, and none recorded."""
+    outcome = from_call_tool_result(error_result(text))
+    assert outcome.code is code
+    assert outcome.status == 0  # read from prose, not received
+    assert f" (tool error, HTTP {status}). " in outcome.llm_hint
+    assert outcome.llm_hint.endswith(said(text))
+    assert outcome.retry_after is None
 
 
 @pytest.mark.parametrize(
     "text",
     [
         "something broke",
-        "order 404 is missing",  # a number is not a status
+        "order 404 is missing",  # a bare number is not a status
         "HTTP 200 OK but the payload was empty",  # not a failure status
         "retried 500 times",
+        "http 503",  # HTTP is matched as written
+        "HTTP 5030 records",
+        "423 locked accounts",  # the phrase is matched as registered: "Locked"
+        "failed with status 429",  # "status N" and "code N" carry application numbers too
+        "Status code: 500",
+        "api error: status_code=422",
+        "Error code: 401 - {'error': 'invalid api key'}",
+        "404 Client Error: Not Found for url: https://a.test/o",  # requests' wording
+        "Unauthorized: token expired",  # words do not change the class
         "",
     ],
 )
-def test_other_text_is_unknown(text: str) -> None:
-    """Free text is not a classification: UNKNOWN, quoting the text."""
-    outcome = from_call_tool_result({"content": [{"type": "text", "text": text}], "isError": True})
-    assert outcome.code is Code.UNKNOWN
-    assert outcome.status == 0
-    assert outcome.retry_after is None
-    assert "could not be classified" in outcome.llm_hint
-    if text:
-        assert outcome.llm_hint.endswith(f"The API said: {text}")
+def test_other_text_is_the_mcp_default(text: str) -> None:
+    """Free text the rules do not read: INVALID_REQUEST, quoting the text."""
+    outcome = from_call_tool_result(error_result(text))
+    assert outcome == Outcome(Code.INVALID_REQUEST, INVALID + said(text))
 
 
-def test_unknown_hint_is_cleaned_and_capped() -> None:
+def test_phrases_come_before_a_named_status() -> None:
+    """GitHub's documented 403 that is a rate limit: the wording decides, as in 11.4."""
+    outcome = from_call_tool_result(error_result("HTTP 403: API rate limit exceeded"))
+    assert outcome.code is Code.RATE_LIMITED
+    assert " (tool error). " in outcome.llm_hint
+
+
+def test_quoted_text_is_cleaned_and_capped() -> None:
     """The quoted text passes through agenterr's cleaning like any API body."""
     text = "failed \x1b[2J token=abcdef1234567890 " + "x" * 2000
-    outcome = from_call_tool_result({"content": [{"type": "text", "text": text}], "isError": True})
+    outcome = from_call_tool_result(error_result(text))
+    assert outcome.code is Code.INVALID_REQUEST
     assert "\x1b" not in outcome.llm_hint
     assert "abcdef1234567890" not in outcome.llm_hint
     assert outcome.llm_hint.endswith("…[truncated]")
@@ -407,16 +523,18 @@ def test_unknown_hint_is_cleaned_and_capped() -> None:
 
 
 @pytest.mark.asyncio
-async def test_server_argument_validation_is_schema_invalid() -> None:
-    """MCPServer's own rejection of the model's arguments reads as SCHEMA_INVALID."""
+async def test_server_argument_validation_is_invalid_request() -> None:
+    """MCPServer's own rejection of the model's arguments: a tool error for the model to
+    correct, quoting pydantic's message (SPEC 12.4 keeps no SDK-specific wording)."""
     server = server_with(for_mcp(classified_tool(get_order)))
     missing = await call_remote(server, "get_order", {"verbose": "perhaps"})
     assert missing.structured_content is None  # the tool never ran: plain MCPServer text
+    (text,) = texts(missing)
+    assert "2 validation errors for get_orderArguments" in text
     outcome = from_call_tool_result(missing)
-    assert outcome == agenterr.schema_invalid(
-        "order_id: Field required",
-        "verbose: Input should be a valid boolean, unable to interpret input",
-    )
+    assert outcome == Outcome(Code.INVALID_REQUEST, INVALID + said(snippet(text)))
+    assert "order_id Field required" in outcome.llm_hint
+    assert outcome.class_ is agenterr.Class.SELF_CORRECTABLE
 
 
 @pytest.mark.asyncio
@@ -432,14 +550,16 @@ async def test_server_without_agenterr() -> None:
         raise ToolError("card declined")
 
     unavailable = from_call_tool_result(await call_remote(server, "charge", {"amount": 500}))
-    assert unavailable.code is Code.UNAVAILABLE
-    assert unavailable.status == 503
-    assert unavailable.llm_hint.endswith(
-        "The API said: Error executing tool charge: payment API answered HTTP 503, try later"
+    assert unavailable == Outcome(
+        Code.UNAVAILABLE,
+        "The API is temporarily unavailable (tool error, HTTP 503). This is NOT a problem with"
+        " your arguments — do not modify them. Retry the identical call after a short delay."
+        " The API said: Error executing tool charge: payment API answered HTTP 503, try later",
     )
     declined = from_call_tool_result(await call_remote(server, "charge", {"amount": 5}))
-    assert declined.code is Code.UNKNOWN
-    assert declined.llm_hint.endswith("The API said: Error executing tool charge: card declined")
+    assert declined == Outcome(
+        Code.INVALID_REQUEST, INVALID + said("Error executing tool charge: card declined")
+    )
 
 
 # --- examples/mcp_server.py ------------------------------------------------------------
@@ -477,11 +597,10 @@ def test_example_server_and_client() -> None:
     missing = blocks[4].splitlines()
     assert missing[0] == "get_order() is_error=True"
     assert "1 validation error for get_orderArguments" in missing[1]
-    assert missing[2:] == [
+    assert missing[2:4] == [
         "  structured: null",
-        "  client reads: SCHEMA_INVALID class=self_correctable"
+        "  client reads: INVALID_REQUEST class=self_correctable"
         " -> re-prompt the model with the hint",
-        "  hint: The arguments you generated do not match the required schema. Fix the following"
-        " and resend:",
-        "        - order_id: Field required",
     ]
+    assert missing[4].startswith(f"  hint: {INVALID} The API said: Error executing tool get_order")
+    assert "order_id Field required" in missing[4]

@@ -17,5 +17,5 @@ def require(module: str, extra: str) -> ModuleType:
         return importlib.import_module(module)
     except ImportError as exc:
         raise ImportError(
-            f"{module!r} is not installed; install it with: pip install \"agenterr[{extra}]\""
+            f'{module!r} is not installed; install it with: pip install "agenterr[{extra}]"'
         ) from exc

@@ -26,8 +26,13 @@ error) or ``retry_transient(self, outcome)``.
 
 Importing this module teaches kombu's JSON serializer the :class:`~agenterr.Outcome` (its
 wire form, plus the value of a success), so a typed error stored by the result backend comes
-back to the caller with its outcome under ``json`` as well as under ``pickle``. Import it in
-every process that reads those results; the module that defines the tasks already does.
+back to the caller with its outcome under ``json`` (the Retry-After then in whole seconds,
+rounded up, as in the wire form) as well as under ``pickle``. Import it in every process that
+reads those results; the module that defines the tasks already does.
+
+A Retry-After can be as long as a day (agenterr's ceiling). With the Redis or SQS broker, a
+countdown longer than the broker's ``visibility_timeout`` (an hour by default) is delivered
+again early, so keep that timeout above the longest wait you accept.
 """
 
 from __future__ import annotations

@@ -22,9 +22,9 @@ itself, for a low-level server::
         \"\"\"Look up an order by its id.\"\"\"
         ...
 
-Client side, :func:`from_call_tool_result` classifies what a remote tool returned: the
-exact Outcome when the server sent agenterr's wire form, a best reading of the error text
-when it did not::
+Client side, :func:`from_call_tool_result` classifies what a remote tool returned, exactly
+as :func:`agenterr.from_envelope` does (SPEC.md 12.4): the same Outcome when the server
+sent agenterr's wire form, the envelope rules' reading of the error text when it did not::
 
     result = await client.call_tool("get_order", {"order_id": "o-9999"})
     outcome = from_call_tool_result(result)  # NOT_FOUND class=self_correctable status=404
@@ -40,15 +40,11 @@ from __future__ import annotations
 
 import functools
 import inspect
-import re
 from collections.abc import Callable, Coroutine, Mapping
-from http import HTTPStatus
 from typing import Any, ParamSpec, TypeVar, overload
 
-from .._classify import from_status, schema_invalid
-from .._hints import MAX_PROBLEMS, PROBLEM_CAP, SCAN_WINDOW, clean, hint_for, snippet
+from .._envelope import from_envelope
 from .._outcome import Outcome
-from .._taxonomy import Code
 from ..errors import AgentToolError
 from ._require import require
 from .openai import tool_result_text
@@ -139,140 +135,63 @@ def for_mcp(fn: Callable[..., Any], /) -> Callable[..., Any]:
 
 # --- the client side -------------------------------------------------------------------
 
-# MCPServer (and 1.x FastMCP) reject arguments that do not validate against the tool's
-# argument model, named "<tool>Arguments", with pydantic's own message.
-_ARGUMENTS_INVALID = re.compile(r"\b\d+ validation errors? for \w*Arguments\b")
-_PYDANTIC_DETAIL = re.compile(r"\s*\[type=.*$")
 
-# An HTTP status the text names as one; a bare number is not enough.
-_REASONS = "|".join(
-    rf"{status.value}\s+{re.escape(status.phrase)}" for status in HTTPStatus if status >= 400
-)
-_STATUS_IN_TEXT = re.compile(
-    r"\bHTTP(?:/\d(?:\.\d)?)?\s*[\s:]\s*(?P<http>\d{3})\b"  # HTTP 503, HTTP/1.1 503
-    r"|\bstatus(?:[\s_-]?code)?\s*[\s:=]\s*(?P<status>\d{3})\b"  # status 429, status_code=404
-    r"|\berror\s+code\s*[\s:=]\s*(?P<error>\d{3})\b"  # the OpenAI and Anthropic SDKs
-    r"|\b(?P<requests>\d{3})\s+(?:Client|Server)\s+Error\b"  # requests
-    rf"|\b(?P<reason>{_REASONS})\b",  # httpx, and anything quoting the status line
-    re.IGNORECASE,
-)
-_WHERE = " (an MCP tool error)"
-_HINT_LINES = MAX_PROBLEMS + 1
-
-
-def _field(result: Any, name: str, alias: str) -> Any:
-    """A field of a result model (2.x snake_case, 1.x camelCase) or of its wire dict."""
-    if isinstance(result, Mapping):
-        return result.get(alias, result.get(name))
-    value = getattr(result, name, None)
-    return getattr(result, alias, None) if value is None else value
-
-
-def _block(block: Any, name: str) -> Any:
-    return block.get(name) if isinstance(block, Mapping) else getattr(block, name, None)
-
-
-def _texts(content: Any) -> list[str]:
-    """The texts of the text blocks."""
-    if not isinstance(content, list):
-        return []
-    texts = [_block(block, "text") for block in content if _block(block, "type") == "text"]
-    return [text for text in texts if isinstance(text, str)]
-
-
-def _remote_hint(hint: str) -> str:
-    """A hint another process wrote: untrusted, so cleaned line by line and bounded."""
-    lines = (clean(line, PROBLEM_CAP * 2) for line in hint[:SCAN_WINDOW].splitlines())
-    return "\n".join([line for line in lines if line][:_HINT_LINES])
-
-
-def _from_wire(structured: Any) -> Outcome[Any] | None:
-    """The failed Outcome of an agenterr wire dict, or None if this is not one."""
-    if not isinstance(structured, dict) or structured.get("ok") is not False:
-        return None
-    try:
-        outcome = Outcome.from_dict(structured)
-    except ValueError:
-        return None
-    assert outcome.code is not None
-    hint = _remote_hint(outcome.llm_hint)
-    if not hint:  # an omitted hint: the code's own
-        return Outcome.failure(outcome.code, status=outcome.status, retry_after=outcome.retry_after)
-    return Outcome(outcome.code, hint, outcome.retry_after, outcome.status)
-
-
-def _arguments_problems(text: str) -> list[str] | None:
-    """The problems of pydantic's argument-validation message, one per location."""
-    header = _ARGUMENTS_INVALID.search(text)
-    if header is None:
-        return None
-    problems: list[str] = []
-    location = ""
-    for line in text[header.end() : SCAN_WINDOW].splitlines():
-        if not line.strip() or line.startswith("    "):  # blank, or "For further information"
-            continue
-        if not line.startswith(" "):
-            location = line.strip()
-            continue
-        message = _PYDANTIC_DETAIL.sub("", line.strip())
-        problems.append(f"{location}: {message}" if location else message)
-    return problems
-
-
-def _status_in(text: str) -> int | None:
-    for match in _STATUS_IN_TEXT.finditer(text[:SCAN_WINDOW]):
-        number = next(group for group in match.groups() if group is not None)
-        status = int(number[:3])
-        if 400 <= status <= 599:
-            return status
+def _member(result: Any, *names: str) -> Any:
+    """A field of a result: a dict's key or an object's attribute, the first of ``names``
+    (1.x and wire camelCase, then 2.x snake_case) that is not absent or None, as SPEC 12.4
+    reads them."""
+    for name in names:
+        value = result.get(name) if isinstance(result, Mapping) else getattr(result, name, None)
+        if value is not None:
+            return value
     return None
 
 
-def _from_text(text: str) -> Outcome[Any]:
-    problems = _arguments_problems(text)
-    if problems is not None:
-        return schema_invalid(*problems)
-    status = _status_in(text)
-    if status is not None:
-        return from_status(status, text)
-    return Outcome(Code.UNKNOWN, hint_for(Code.UNKNOWN, _WHERE, snippet(text)))
+def _texts(content: list[Any]) -> list[str] | None:
+    """The texts of the text blocks, or None if any block is not text."""
+    texts: list[str] = []
+    for block in content:
+        kind = block.get("type") if isinstance(block, Mapping) else getattr(block, "type", None)
+        text = block.get("text") if isinstance(block, Mapping) else getattr(block, "text", None)
+        if kind != "text" or not isinstance(text, str):
+            return None
+        texts.append(text)
+    return texts
 
 
 def from_call_tool_result(result: CallToolResult | Mapping[str, Any]) -> Outcome[Any]:
     """Classify the result of calling a remote MCP tool.
 
-    ``result`` is a ``CallToolResult`` or its dict form (wire camelCase or snake_case
-    keys). Without ``is_error`` it is a success, whose value is ``structured_content`` if
-    the result has one, else the text of its text blocks (joined by newlines), else its
+    ``result`` is a ``CallToolResult`` (mcp 2.x, or 1.x's camelCase attributes) or its
+    dict form (wire camelCase or snake_case keys).
+
+    With ``is_error`` true, the failure is exactly what :func:`agenterr.from_envelope`
+    returns for the result's wire form (SPEC.md 12.4; a missing or malformed ``content``
+    counts as empty): a server using :func:`for_mcp` sent agenterr's wire outcome as
+    structured content, which is relayed with its code, status and Retry-After and its
+    hint cleaned (an invalid one is ignored); otherwise the text decides — rate-limit
+    wording is ``RATE_LIMITED`` and "unknown tool" ``NOT_FOUND``, an HTTP status the
+    text names as one ("HTTP 503", "404 Not Found") gives the status table's code, and
+    anything else, MCPServer's own argument-validation errors included, is
+    ``INVALID_REQUEST``: the MCP specification meant tool errors for the model to correct.
+
+    Without it the result is a success, whose value is ``structured_content`` if the
+    result has one, else the text of its text blocks (joined by newlines), else its
     ``content`` as it is.
-
-    With ``is_error``, in order:
-
-    - ``structured_content`` that is agenterr's wire form of a failure (a server using
-      :func:`for_mcp`) is read back with :meth:`~agenterr.Outcome.from_dict`: the same
-      code, status and Retry-After. The hint, written by another process, is cleaned like
-      any quoted text. Invalid wire forms are ignored and the text decides;
-    - MCPServer's rejection of arguments that fail its validation (pydantic's "N
-      validation errors for <tool>Arguments") is ``SCHEMA_INVALID``, one problem per
-      location, so the model can fix its call;
-    - a text naming an HTTP status ("HTTP 503", "status 429", "status_code=404", "Error
-      code: 401", "404 Not Found", "500 Server Error") is classified as that status by
-      :func:`~agenterr.from_status`: the remote tool passed its API's failure on, and the
-      status says what it needs;
-    - anything else is ``UNKNOWN``: free text is not a classification, and guessing one
-      could retry a call that already took effect, or have the model rewrite good
-      arguments. The hint quotes the text, cleaned and capped.
     """
-    content = _field(result, "content", "content")
-    texts = _texts(content)
-    if _field(result, "is_error", "isError") is not True:
-        structured = _field(result, "structured_content", "structuredContent")
+    content = _member(result, "content")
+    if _member(result, "isError", "is_error") is not True:
+        structured = _member(result, "structuredContent", "structured_content")
         if structured is not None:
             return Outcome.success(structured)
-        if isinstance(content, list) and len(texts) == len(content):
-            return Outcome.success("\n".join(texts))
-        return Outcome.success(content)
-    outcome = _from_wire(_field(result, "structured_content", "structuredContent"))
-    if outcome is not None:
-        return outcome
-    return _from_text("\n".join(texts))
+        texts = _texts(content) if isinstance(content, list) else None
+        return Outcome.success("\n".join(texts) if texts is not None else content)
+    payload: dict[str, Any] = {
+        "content": content if isinstance(content, list) else [],
+        "isError": True,
+    }
+    structured = _member(result, "structuredContent", "structured_content")
+    if structured is not None:
+        payload["structuredContent"] = structured
+    # from_envelope reads the blocks as they are, dicts or SDK models alike.
+    return from_envelope(payload)
