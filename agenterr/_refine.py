@@ -47,7 +47,7 @@ have their first PARSE_LIMIT units scanned for an XML ``<Code>``. Error bodies a
 a JSON document cut short does not parse anyway, so cost stays O(1) in body size."""
 
 LONG_WAIT = 3600.0
-"""A rate limit that asks for a longer wait than this is a quota, not a hiccup (SPEC 11.6)."""
+"""A rate limit that asks for a longer wait than this is a quota, not a hiccup (SPEC 11.7)."""
 
 _MAX_ITEMS = 16
 """Members of any JSON array looked at (``errors[]``, ``details[]``, violations)."""
@@ -56,13 +56,13 @@ _MAX_MESSAGES = 8
 _MAX_MESSAGE = 2048
 
 
-# --- rule groups, in precedence order (SPEC 11.2): the first group with a match wins ------
+# --- rule groups, in precedence order (SPEC 11.3): the first group with a match wins ------
 
 
 class _Group(NamedTuple):
     anchor: str
     code: Code
-    quota: bool  # the billing/quota hint variant (SPEC 11.7)
+    quota: bool  # the billing/quota hint wording (SPEC 11.7)
 
 
 QUOTA = _Group("r-quota", Code.UNAUTHORIZED, True)
@@ -301,7 +301,7 @@ _SHORT_PERIOD = ("persecond", "perminute", "per100seconds", "perhour")
 
 
 class Signals(NamedTuple):
-    """What a body says, read once (SPEC 11.3)."""
+    """What a body says, read once (SPEC 11.2)."""
 
     identifiers: tuple[str, ...] = ()
     generic: tuple[str, ...] = ()  # Google's canonical error.status: consulted last

@@ -101,7 +101,7 @@ async def main() -> None:
                 show(await client.call_tool("get_order", {"order_id": order_id}))
 
             # The model leaves out the argument: MCPServer rejects the call before the tool
-            # runs, in pydantic's words, and the client still reads SCHEMA_INVALID.
+            # runs, in pydantic's words, and the client reads INVALID_REQUEST: the model fixes it.
             print("\nget_order()", end="")
             outcome = show(await client.call_tool("get_order", {}))
             print("  hint: " + outcome.llm_hint.replace("\n", "\n        "))
