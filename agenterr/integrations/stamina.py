@@ -27,12 +27,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import timedelta
-from typing import Any, overload
+from typing import overload
 
-from .._classify import from_error
-from .._exceptions import is_transport
-from .._outcome import Outcome
-from ..errors import AgentToolError
+from ._common import exception_outcome
 from ._require import require
 
 require("stamina", "stamina")
@@ -40,19 +37,8 @@ require("stamina", "stamina")
 __all__ = ["retry_on_transient"]
 
 
-def _classified(exc: BaseException) -> Outcome[Any] | None:
-    if isinstance(exc, AgentToolError):
-        return exc.outcome
-    # Only a failed HTTP exchange is classified: from_error reads any other exception as a
-    # transport failure (UNAVAILABLE), which would make a bug in the tool retryable.
-    if isinstance(exc, Exception) and is_transport(exc):
-        outcome = from_error(exc)
-        return outcome if outcome.failed else None
-    return None
-
-
 def _decide(exc: BaseException, max_wait: float | None) -> bool | float:
-    outcome = _classified(exc)
+    outcome = exception_outcome(exc)
     if outcome is None or not outcome.retryable:
         return False
     if outcome.retry_after is None:

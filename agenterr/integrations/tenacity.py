@@ -47,12 +47,11 @@ from collections.abc import Callable, Iterable
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .._classify import from_error, from_response
+from .._classify import from_response
 from .._decorator import _OUTCOME, _RESPONSE, _ok_response, _result_kind
-from .._exceptions import is_transport
 from .._outcome import Outcome
 from .._taxonomy import Class, Code
-from ..errors import AgentToolError
+from ._common import exception_outcome
 from ._require import require
 
 require("tenacity", "tenacity")
@@ -78,17 +77,6 @@ __all__ = [
 # --- reading the attempt ------------------------------------------------------------------
 
 
-def _exception_outcome(exc: BaseException) -> Outcome[Any] | None:
-    if isinstance(exc, AgentToolError):
-        return exc.outcome
-    # Only a failed HTTP exchange is classified: from_error reads any other exception as a
-    # transport failure (UNAVAILABLE), which would make a bug in the tool retryable.
-    if isinstance(exc, Exception) and is_transport(exc):
-        outcome = from_error(exc)
-        return outcome if outcome.failed else None
-    return None
-
-
 def _result_outcome(value: object) -> Outcome[Any] | None:
     kind = _result_kind(type(value))
     if kind == _OUTCOME:
@@ -107,7 +95,7 @@ def _attempt_outcome(retry_state: RetryCallState) -> Outcome[Any] | None:
         return None
     exc = attempt.exception()
     if exc is not None:
-        return _exception_outcome(exc)
+        return exception_outcome(exc)
     return _result_outcome(attempt.result())
 
 
