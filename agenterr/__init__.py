@@ -18,7 +18,6 @@ from ._classify import (
     schema_invalid,
     succeeded,
 )
-from ._envelope import from_envelope
 from ._outcome import Outcome
 from ._retry_after import RETRY_AFTER_CEILING, parse_retry_after, retry_after_from_headers
 from ._taxonomy import Class, Code, Meta, codes
@@ -59,18 +58,24 @@ __all__ = [
 
 if _typing.TYPE_CHECKING:
     from ._decorator import classified_tool
+    from ._envelope import from_envelope
 
 __version__: str  # resolved lazily from the installed metadata by __getattr__
 
 
-# The decorator needs wrapt (which imports asyncio): loaded on first use, so classifying
-# alone, and the command line, start fast.
+# The decorator needs wrapt (which imports asyncio) and the envelope reader compiles its
+# tables: both are loaded on first use, so classifying alone, and the command line, start fast.
 def __getattr__(name: str) -> _typing.Any:
     if name == "classified_tool":
         from ._decorator import classified_tool
 
         globals()["classified_tool"] = classified_tool
         return classified_tool
+    if name == "from_envelope":
+        from ._envelope import from_envelope
+
+        globals()["from_envelope"] = from_envelope
+        return from_envelope
     if name == "__version__":
         from importlib.metadata import version
 

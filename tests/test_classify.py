@@ -249,7 +249,11 @@ def test_httpx_status_error_uses_response(module: object) -> None:
         (OSError(errno.ETIMEDOUT, "timed out"), Code.TIMEOUT),
         (ConnectionRefusedError(), Code.UNAVAILABLE),
         (ConnectionResetError(), Code.UNAVAILABLE),
-        (socket.gaierror(-2, "Name or service not known"), Code.UNAVAILABLE),
+        (
+            socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution"),
+            Code.UNAVAILABLE,
+        ),
+        (socket.gaierror(socket.EAI_NONAME, "Name or service not known"), Code.UNKNOWN),
         (urllib.error.URLError(TimeoutError("timed out")), Code.TIMEOUT),
         (urllib.error.URLError(ConnectionRefusedError()), Code.UNAVAILABLE),
         (ValueError("anything else"), Code.UNAVAILABLE),
