@@ -413,9 +413,11 @@ def _with_retry_after(found: _Found, headers: object, now: Clock) -> _Found:
     if outcome.retryable and outcome.retry_after is None and headers is not None:
         delay = _header_delay(headers, now)
         if delay is not None:
+            hint = outcome.llm_hint
+            if hint == hint_for(outcome.code, found.where, "", None):
+                hint = hint_for(outcome.code, found.where, "", delay)  # the template, now
             return _Found(
-                Outcome(outcome.code, outcome.llm_hint, delay, outcome.status, None, None),
-                found.where,
+                Outcome(outcome.code, hint, delay, outcome.status, None, None), found.where
             )
     return found
 

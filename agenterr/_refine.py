@@ -36,6 +36,7 @@ __all__ = [
     "Signals",
     "code_for_identifier",
     "normalise",
+    "parse_json",
     "read_signals",
     "refine",
     "server_clock",
@@ -343,9 +344,8 @@ def read_signals(body: object, problem_json: bool = False) -> Signals:
         text = text.removeprefix("\ufeff")  # a byte-order mark, as RFC 8259 allows
         start = text.lstrip(" \t\n\r")[:1]
         if start in ("{", "[") and whole:
-            try:
-                document = json.loads(text, parse_constant=_not_json)
-            except (ValueError, RecursionError):
+            document = parse_json(text)
+            if document is None:
                 return _NONE
             return _from_document(document, problem_json)
         if start == "<":
@@ -357,6 +357,20 @@ def read_signals(body: object, problem_json: bool = False) -> Signals:
 
 def _not_json(constant: str) -> Any:
     raise ValueError(f"{constant} is not JSON (RFC 8259)")
+
+
+def _json_int(digits: str) -> int | float:
+    # Python refuses int() of more than 4,300 digits; such a number is still valid JSON, and
+    # no rule reads it as an integer (identifiers are strings, codes are small).
+    return int(digits) if len(digits) <= 20 else float(digits)
+
+
+def parse_json(text: str) -> object:
+    """RFC 8259 JSON (no NaN or Infinity), or None when ``text`` does not parse."""
+    try:
+        return json.loads(text, parse_constant=_not_json, parse_int=_json_int)
+    except (ValueError, RecursionError):
+        return None
 
 
 def _from_xml(text: str) -> Signals:
@@ -379,6 +393,7 @@ class _Reader:
 
     def identifier(self, value: object, namespaced: bool = False) -> None:
         if isinstance(value, str) and len(self.identifiers) < 4 * _MAX_ITEMS:
+            value = value[:PARSE_LIMIT]  # a parsed body's strings cost what a text body's do
             if namespaced:  # "com.amazonaws.dynamodb.v20120810#ThrottlingException"
                 value = value.rpartition("#")[2].partition(":")[0]
             if value:  # an empty one, as given or once reduced, is skipped and not counted
@@ -460,7 +475,10 @@ def _duration(value: object) -> float | None:
         if isinstance(whole, str) and whole.isascii() and whole.isdigit() and len(whole) <= 12:
             whole = int(whole)
         if type(whole) is int and type(nanos) is int and 0 <= whole <= 10**12:
-            seconds = whole + nanos / 1e9
+            try:
+                seconds = whole + nanos / 1e9
+            except OverflowError:  # a non-finite result: does not parse (SPEC 11.8)
+                return None
     if seconds is None or not math.isfinite(seconds) or seconds < 0:
         return None
     return min(seconds, RETRY_AFTER_CEILING)
@@ -495,7 +513,7 @@ def _from_document(document: object, problem_json: bool) -> Signals:
         reader.message(item.get("message"))
     summary = document.get("error_summary")  # Dropbox "path/insufficient_space/.."
     if isinstance(summary, str):
-        for part in summary.split("/", 4)[:4]:
+        for part in summary[:PARSE_LIMIT].split("/", 4)[:4]:
             reader.identifier(part)
     return Signals(
         tuple(reader.identifiers),
@@ -509,21 +527,21 @@ def _from_document(document: object, problem_json: bool) -> Signals:
 
 def _non_blank(value: object) -> bool:
     """A string with a character outside the whitespace that cleaning folds (SPEC 7.3)."""
-    return isinstance(value, str) and bool(_BLANK.sub("", value))
+    return isinstance(value, str) and bool(_BLANK.sub("", value[:PARSE_LIMIT]))
 
 
 def _first(item: dict[str, Any], keys: tuple[str, ...], test: Any) -> str | None:
     for key in keys:
         value = item.get(key)
         if isinstance(value, str) and test(value):
-            return value
+            return value[:PARSE_LIMIT]
     return None
 
 
 def _problem_text(document: dict[str, Any]) -> str | None:
     """RFC 9457: "title: detail", then the invalid parameters, as one sentence to quote."""
     parts = [
-        value
+        value[:PARSE_LIMIT]
         for value in (document.get("title"), document.get("detail"))
         if isinstance(value, str) and _non_blank(value)
     ]
@@ -575,14 +593,23 @@ def server_clock(view: HeaderView, now: Clock) -> float:
         epoch = http_date_epoch(date.strip(" \t"), _now_seconds(now))
         if epoch is not None:
             return epoch
-    return _now_seconds(now)
+    try:
+        return _now_seconds(now)
+    except Exception:
+        return math.nan  # an unusable clock: no time-of-day delay can be measured
 
 
 _NUMBER = re.compile(r"[0-9]{1,20}(?:\.[0-9]{1,9})?\Z")
 
 
-def extra_retry_after(view: HeaderView, signals: Signals, now: Clock) -> float | None:
-    """The delay from the sources after the Retry-After family (SPEC 11.8); first wins."""
+def extra_retry_after(
+    view: HeaderView, signals: Signals, now: Clock, *, rate_limited: bool
+) -> float | None:
+    """The delay from the sources after the Retry-After family (SPEC 11.8); first wins.
+
+    A rate-limit window's reset is the delay of a rate limit only: GitHub and others send
+    it on every response, and a 502 is not fixed by waiting for the window.
+    """
     raw = view.get("x-amz-retry-after")
     if raw is not None:
         seconds = parse_retry_after(raw, milliseconds=True)
@@ -590,6 +617,8 @@ def extra_retry_after(view: HeaderView, signals: Signals, now: Clock) -> float |
             return seconds
     if signals.retry_delay is not None:
         return signals.retry_delay
+    if not rate_limited:
+        return None
     for name in ("ratelimit-reset", "x-ratelimit-reset-after", "ratelimit", "x-ratelimit-reset"):
         raw = view.get(name)
         if raw is None:
@@ -643,7 +672,7 @@ def _contains(texts: tuple[str, ...], phrases: re.Pattern[str]) -> bool:
 
 
 def _quota_group(names: tuple[str, ...], has_retry_info: bool) -> _Group:
-    squeezed = tuple(normalise(name) for name in names)
+    squeezed = tuple("".join(c for c in name if c in _ALNUM).lower() for name in names)
     if any(p in name for name in squeezed for p in _LONG_PERIOD):
         return QUOTA
     if has_retry_info or any(p in name for name in squeezed for p in _SHORT_PERIOD):
@@ -651,7 +680,9 @@ def _quota_group(names: tuple[str, ...], has_retry_info: bool) -> _Group:
     return QUOTA  # an allowance (VMs per project, free tier): someone must raise it
 
 
-def _body_group(status: int, signals: Signals, view: HeaderView) -> _Group | None:
+def _body_group(
+    status: int, signals: Signals, view: HeaderView, retry_after: float | None
+) -> _Group | None:
     best: _Group | None = None
 
     def consider(group: _Group | None) -> None:
@@ -666,14 +697,24 @@ def _body_group(status: int, signals: Signals, view: HeaderView) -> _Group | Non
         consider(IDENTIFIERS.get(normalise(amzn.partition(":")[0])))
     if signals.quota_names is not None:
         consider(_quota_group(signals.quota_names, signals.retry_delay is not None))
-    elif (
-        signals.retry_delay is None
+    # Phrases (SPEC 11.4) are weaker than structure. A quota phrase may only sharpen a rate
+    # limit (Anthropic's spend limits arrive as rate_limit_error) and yields to quota facts,
+    # RetryInfo and a server that says to come back within the hour; a rate phrase counts
+    # only when no identifier spoke (a ValidationException about a throttle setting).
+    if (
+        (best is None or best is THROTTLED)
+        and signals.quota_names is None
+        and signals.retry_delay is None
+        and (retry_after is None or retry_after > LONG_WAIT)
         and status in _PHRASE_STATUSES
         and _contains(signals.messages, _QUOTA_WORDS)
     ):
-        # Phrases only when the body has no structured quota facts: those are more exact.
         consider(QUOTA)
-    if status in _RATE_PHRASE_STATUSES and _contains(signals.messages, _RATE_WORDS):
+    if (
+        best is None
+        and status in _RATE_PHRASE_STATUSES
+        and _contains(signals.messages, _RATE_WORDS)
+    ):
         consider(THROTTLED)
     if best is None:
         for identifier in signals.generic:
@@ -712,7 +753,7 @@ def _refine(
 ) -> Refined:
     content_type = view.get("content-type") or ""
     signals = read_signals(body, "problem+json" in content_type.lower())
-    group = _body_group(status, signals, view)
+    group = _body_group(status, signals, view, retry_after)
     if status == 429 and group is not QUOTA:
         group = None  # a 429 is a rate limit by definition; only an exhausted quota differs
     rule: str | None = None
@@ -725,22 +766,22 @@ def _refine(
         if status in (400, 403):
             # r-ratelimit-headers: a 400/403 that carries rate-limit state is a rate limit
             remaining = view.get(_REMAINING)
-            if retry_after is not None or (remaining is not None and remaining.strip() == "0"):
+            if retry_after is not None or (remaining is not None and remaining.strip(" \t") == "0"):
                 code, rule = Code.RATE_LIMITED, "r-ratelimit-headers"
         elif status == 409 and retry_after is not None:
             # r-conflict-retry-after: the server says when the identical request will pass
             code, rule = Code.UNAVAILABLE, "r-conflict-retry-after"
     if code.retryable and retry_after is None:
-        retry_after = extra_retry_after(view, signals, now)
+        retry_after = extra_retry_after(view, signals, now, rate_limited=code is Code.RATE_LIMITED)
     if code is Code.RATE_LIMITED and retry_after is not None and retry_after > LONG_WAIT:
         code, rule, quota, retry_after = Code.UNAUTHORIZED, "r-long-wait", True, None
     advice = view.get(_SHOULD_RETRY)
     if advice is not None:  # r-should-retry: the server's explicit advice has the last word
-        advice = advice.strip().lower()
+        advice = advice.strip(" \t").lower()
         if advice == "true" and not code.retryable:
             code, rule, quota = Code.UNAVAILABLE, "r-should-retry", False
             if retry_after is None:
-                retry_after = extra_retry_after(view, signals, now)
+                retry_after = extra_retry_after(view, signals, now, rate_limited=False)
         elif advice == "false" and code.retryable:
             code, rule, quota = Code.UNKNOWN, "r-should-retry", False
     return Refined(code, rule, quota, retry_after if code.retryable else None, signals.problem)
