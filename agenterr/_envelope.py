@@ -410,15 +410,14 @@ def _header_delay(headers: object, now: Clock) -> float | None:
 def _with_retry_after(found: _Found, headers: object, now: Clock) -> _Found:
     """A relayed wire outcome keeps its own delay; the headers give one when it has none."""
     outcome = found.outcome
-    if outcome.retryable and outcome.retry_after is None and headers is not None:
+    code = outcome.code
+    if code is not None and code.retryable and outcome.retry_after is None and headers is not None:
         delay = _header_delay(headers, now)
         if delay is not None:
             hint = outcome.llm_hint
-            if hint == hint_for(outcome.code, found.where, "", None):
-                hint = hint_for(outcome.code, found.where, "", delay)  # the template, now
-            return _Found(
-                Outcome(outcome.code, hint, delay, outcome.status, None, None), found.where
-            )
+            if hint == hint_for(code, found.where, "", None):
+                hint = hint_for(code, found.where, "", delay)  # the template, with its wait
+            return _Found(Outcome(code, hint, delay, outcome.status, None, None), found.where)
     return found
 
 
@@ -747,6 +746,17 @@ def _user_errors(data: dict[str, Any]) -> _Failure | None:
     return None
 
 
+def _step(step: object) -> str | None:
+    """A userErrors field step: a string, or an integer written without fraction (SPEC 12.6)."""
+    if isinstance(step, str):
+        return step
+    if isinstance(step, int) and not isinstance(step, bool):
+        return str(step)
+    if isinstance(step, float) and step.is_integer() and abs(step) <= 2**53:
+        return str(int(step))
+    return None
+
+
 def _user_error_text(items: list[Any]) -> str:
     parts: list[str] = []
     for item in items[:_MAX_ITEMS]:
@@ -757,12 +767,8 @@ def _user_error_text(items: list[Any]) -> str:
             continue
         field = item.get("field")
         if isinstance(field, list):
-            steps = [
-                str(step)
-                for step in field[:_MAX_ITEMS]
-                if isinstance(step, str) or (isinstance(step, int) and not isinstance(step, bool))
-            ]
-            field = ".".join(steps)
+            steps = [_step(step) for step in field[:_MAX_ITEMS]]
+            field = ".".join(step for step in steps if step is not None)
         text = message[:_TEXT_CUT]
         parts.append(f"{field[:_TEXT_CUT]}: {text}" if isinstance(field, str) and field else text)
     return snippet("; ".join(parts))
