@@ -713,6 +713,7 @@ def _body_group(
     if (
         best is None
         and status in _RATE_PHRASE_STATUSES
+        and not any(IDENTIFIERS.get(normalise(i)) is INVALID for i in signals.generic)
         and _contains(signals.messages, _RATE_WORDS)
     ):
         consider(THROTTLED)
