@@ -52,6 +52,7 @@ from ._exceptions import (
     is_transport,
     may_have_taken_effect,
     package_of,
+    passes_through,
     validation_problems,
 )
 from ._hints import clean, hint_for, where
@@ -445,6 +446,8 @@ def _sync(policy: _Policy, raises: bool) -> _Wrapper:
             try:
                 result = wrapped(*args, **kwargs)
             except Exception as exc:
+                if passes_through(exc):
+                    raise
                 outcome = policy.on_exception(exc, wrapped, args, kwargs, True)
                 if outcome.ok:
                     return outcome.value
@@ -459,6 +462,8 @@ def _sync(policy: _Policy, raises: bool) -> _Wrapper:
         try:
             result = wrapped(*args, **kwargs)
         except Exception as exc:
+            if passes_through(exc):
+                raise
             return policy.on_exception(exc, wrapped, args, kwargs, True)
         if type(result) in plain:
             return success(result)
@@ -476,6 +481,8 @@ def _async(policy: _Policy, raises: bool) -> _Wrapper:
             try:
                 result = await wrapped(*args, **kwargs)
             except Exception as exc:
+                if passes_through(exc):
+                    raise
                 outcome = policy.on_exception(exc, wrapped, args, kwargs, True)
                 if outcome.ok:
                     return outcome.value
@@ -490,6 +497,8 @@ def _async(policy: _Policy, raises: bool) -> _Wrapper:
         try:
             result = await wrapped(*args, **kwargs)
         except Exception as exc:
+            if passes_through(exc):
+                raise
             return policy.on_exception(exc, wrapped, args, kwargs, True)
         if type(result) in plain:
             return success(result)
@@ -529,6 +538,29 @@ def _cleanup_failed(policy: _Policy, exc: Exception, raises: bool) -> None:
         _raise(outcome, exc)
 
 
+def _generator_call(
+    policy: _Policy,
+    raises: bool,
+    iterate: Callable[[Any], Any],
+    failed_at_call: Callable[[Outcome[Any]], Any],
+) -> _Wrapper:
+    """The call of a generator function (sync or async): where its arguments bind."""
+
+    def call(wrapped: Any, instance: Any, args: Any, kwargs: Any) -> Any:
+        try:
+            generator = wrapped(*args, **kwargs)
+        except Exception as exc:
+            if passes_through(exc):
+                raise
+            outcome = policy.on_exception(exc, wrapped, args, kwargs, True)
+            if not raises:
+                return failed_at_call(outcome)
+            _raise(outcome, exc)
+        return iterate(generator)
+
+    return call
+
+
 def _generator(policy: _Policy, raises: bool) -> _Wrapper:
     def iterate(gen: Generator[Any, Any, Any]) -> Generator[Any, Any, Any]:
         sent: Any = None
@@ -540,8 +572,8 @@ def _generator(policy: _Policy, raises: bool) -> _Wrapper:
                 except StopIteration as stop:
                     return stop.value
                 except Exception as exc:
-                    if exc is thrown:
-                        raise  # the consumer's own exception, not handled by the tool
+                    if exc is thrown or passes_through(exc):
+                        raise  # the consumer's own exception, or the framework's
                     outcome = policy.on_exception(exc, None, (), {}, False)
                     if raises:
                         if outcome.ok:
@@ -564,29 +596,22 @@ def _generator(policy: _Policy, raises: bool) -> _Wrapper:
             try:
                 gen.close()
             except Exception as exc:
+                if passes_through(exc):
+                    raise
                 _cleanup_failed(policy, exc, raises)
             raise
         except BaseException:
             try:
                 gen.close()
             except Exception as exc:
-                policy.on_exception(exc, None, (), {}, False)
+                if not passes_through(exc):
+                    policy.on_exception(exc, None, (), {}, False)
             raise
 
     def failed_at_call(outcome: Outcome[Any]) -> Generator[Any, Any, None]:
         yield outcome
 
-    def call(wrapped: Any, instance: Any, args: Any, kwargs: Any) -> Any:
-        try:
-            gen = wrapped(*args, **kwargs)
-        except Exception as exc:
-            outcome = policy.on_exception(exc, wrapped, args, kwargs, True)
-            if not raises:
-                return failed_at_call(outcome)
-            _raise(outcome, exc)
-        return iterate(gen)
-
-    return call
+    return _generator_call(policy, raises, iterate, failed_at_call)
 
 
 def _async_generator(policy: _Policy, raises: bool) -> _Wrapper:
@@ -600,8 +625,8 @@ def _async_generator(policy: _Policy, raises: bool) -> _Wrapper:
                 except StopAsyncIteration:
                     return
                 except Exception as exc:
-                    if exc is thrown:
-                        raise  # the consumer's own exception, not handled by the tool
+                    if exc is thrown or passes_through(exc):
+                        raise  # the consumer's own exception, or the framework's
                     outcome = policy.on_exception(exc, None, (), {}, False)
                     if raises:
                         if outcome.ok:
@@ -622,29 +647,22 @@ def _async_generator(policy: _Policy, raises: bool) -> _Wrapper:
             try:
                 await agen.aclose()
             except Exception as exc:
+                if passes_through(exc):
+                    raise
                 _cleanup_failed(policy, exc, raises)
             raise
         except BaseException:
             try:
                 await agen.aclose()
             except Exception as exc:
-                policy.on_exception(exc, None, (), {}, False)
+                if not passes_through(exc):
+                    policy.on_exception(exc, None, (), {}, False)
             raise
 
     async def failed_at_call(outcome: Outcome[Any]) -> AsyncGenerator[Any, Any]:
         yield outcome
 
-    def call(wrapped: Any, instance: Any, args: Any, kwargs: Any) -> Any:
-        try:
-            agen = wrapped(*args, **kwargs)
-        except Exception as exc:
-            outcome = policy.on_exception(exc, wrapped, args, kwargs, True)
-            if not raises:
-                return failed_at_call(outcome)
-            _raise(outcome, exc)
-        return iterate(agen)
-
-    return call
+    return _generator_call(policy, raises, iterate, failed_at_call)
 
 
 # --- decoration ------------------------------------------------------------------------
@@ -860,8 +878,15 @@ def classified_tool(
     :class:`~agenterr.AuthToolError` or :class:`~agenterr.IndeterminateToolError`, chained
     ``from`` the original exception.
 
-    What is caught, in order (``KeyboardInterrupt``, ``SystemExit``, ``GeneratorExit`` and
-    ``asyncio.CancelledError`` always propagate untouched):
+    ``KeyboardInterrupt``, ``SystemExit``, ``GeneratorExit`` and ``asyncio.CancelledError``
+    always propagate untouched. So do the exceptions an integration registers as its
+    framework's control flow, from the moment its module (``agenterr.integrations.<name>``)
+    is imported: Pydantic AI's ``ModelRetry``, ``ToolFailed``, ``CallDeferred`` and
+    ``ApprovalRequired``, LangChain's ``ToolException``, MCP's ``ToolError``, Celery's
+    ``Retry``, ``Ignore``, ``Reject`` and time limits, Dramatiq's ``Retry`` and Temporal's
+    failures reach the framework unchanged, in both modes, unclassified and unlogged (an
+    ``AgentToolError`` is always agenterr's own, even the LangChain subclasses). What is
+    caught, in order:
 
     - a raised ``AgentToolError``: its own outcome (re-raised unchanged in raises mode) —
       except the SCHEMA_INVALID of another decorated tool whose arguments did not bind,

@@ -3,18 +3,23 @@
 Client libraries are recognised by the class names in an exception's MRO together with the
 top-level package that defines them, so nothing here imports httpx, requests, aiohttp,
 pydantic or jsonschema. Each rule is a table; the functions below only walk the tables.
+
+The one exception is the pass-through registry: the integration modules, which import
+their framework anyway, register the framework's control-flow exceptions by type.
 """
 
 from __future__ import annotations
 
 import errno
 import inspect
+import threading
 from collections.abc import Mapping
 from types import CodeType, TracebackType
 from typing import Any
 
 from ._classify import _attr, _chain
 from ._responses import response_parts
+from .errors import AgentToolError
 
 __all__ = [
     "binding_problems",
@@ -22,8 +27,42 @@ __all__ = [
     "is_transport",
     "may_have_taken_effect",
     "package_of",
+    "passes_through",
+    "register_pass_through",
     "validation_problems",
 ]
+
+# --- a framework's control flow ------------------------------------------------------
+
+_pass_through: tuple[type[Exception], ...] = ()
+"""Exception types that ``@classified_tool`` lets propagate unchanged (see below)."""
+_registry_lock = threading.Lock()
+
+
+def register_pass_through(*types: type[Exception]) -> None:
+    """Let ``types`` (and their subclasses) propagate out of ``@classified_tool`` unchanged.
+
+    For an integration module, on import: the exceptions its framework reads as
+    instructions from the tool (Pydantic AI's ``ModelRetry``, Celery's ``Retry``, Temporal's
+    ``ApplicationError``…) are not failures for agenterr to classify. Registering a type
+    again is a no-op.
+    """
+    global _pass_through
+    for tp in types:
+        if not (isinstance(tp, type) and issubclass(tp, Exception)):
+            raise TypeError(f"register_pass_through needs Exception subclasses, got {tp!r}")
+    with _registry_lock:  # two integrations imported at once by two threads
+        _pass_through = tuple(dict.fromkeys((*_pass_through, *types)))
+
+
+def passes_through(exc: BaseException) -> bool:
+    """Whether a tool's ``exc`` is a registered framework exception to leave alone.
+
+    An ``AgentToolError`` never is, even when it is also one of the framework's types (the
+    LangChain ``ToolException`` subclasses): it carries agenterr's own outcome.
+    """
+    return isinstance(exc, _pass_through) and not isinstance(exc, AgentToolError)
+
 
 # --- transport or bug ----------------------------------------------------------------
 

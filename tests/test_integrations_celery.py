@@ -28,6 +28,7 @@ import httpx
 import pytest
 from celery import Celery
 from celery.contrib.testing.worker import start_worker
+from celery.exceptions import Ignore, Reject, Retry, SoftTimeLimitExceeded, TimeLimitExceeded
 from celery.signals import before_task_publish, setup_logging, task_postrun
 from kombu.utils.json import dumps, loads
 
@@ -42,6 +43,11 @@ from agenterr import (
     classified_tool,
 )
 from agenterr.integrations.celery import OUTCOME_JSON_MARKER, ClassifiedTask, retry_transient
+from agenterr.integrations.langchain import (
+    SelfCorrectableToolException,
+    langchain_tool,
+    tool_exception,
+)
 
 from ._redis import redis_server
 
@@ -79,6 +85,9 @@ def stock_level(token: str, statuses: list[int], headers: dict[str, str]) -> dic
 
 check_stock = classified_tool(raises=True)(stock_level)
 check_stock_outcome = classified_tool(stock_level)
+# The function LangChain runs for the tool: it raises agenterr's ToolException subclasses,
+# whose args hold the hint (for LangChain), not the outcome.
+stock_for_langchain = langchain_tool(check_stock, name="stock", description="Stock level.").func
 
 
 @dataclass
@@ -93,6 +102,8 @@ class Tasks:
     manual: Any
     bound: Any
     returns_outcome: Any
+    retries_itself: Any
+    langchain: Any
 
 
 def _record_retry(sender: Any = None, headers: Any = None, **_: Any) -> None:
@@ -147,8 +158,27 @@ def _make_app(url: str, serializer: str) -> tuple[Celery, Tasks]:
     ) -> Outcome[dict[str, Any]]:
         return check_stock_outcome(token, statuses, headers)
 
+    @task(base=ClassifiedTask, bind=True, name="retries_itself", max_retries=2)
+    @classified_tool(raises=True)
+    def retries_itself(self: Any, token: str) -> dict[str, int]:
+        ATTEMPTS[token].append(time.monotonic())
+        if len(ATTEMPTS[token]) == 1:
+            raise self.retry(countdown=0.2)  # Celery's Retry, through @classified_tool
+        return {"attempts": len(ATTEMPTS[token])}
+
+    langchain = task(base=ClassifiedTask, name="langchain", max_retries=1)(stock_for_langchain)
+
     return app, Tasks(
-        serializer, flaky, fallback, exhausted, widened, manual, bound, returns_outcome
+        serializer,
+        flaky,
+        fallback,
+        exhausted,
+        widened,
+        manual,
+        bound,
+        returns_outcome,
+        retries_itself,
+        langchain,
     )
 
 
@@ -356,6 +386,41 @@ def test_a_returned_outcome_survives_the_result_backend(tasks: Tasks) -> None:
     assert failed == check_stock_outcome(uuid.uuid4().hex, [422], {})
 
 
+def test_the_tasks_own_retry_passes_through_classified_tool(tasks: Tasks) -> None:
+    """self.retry() inside a @classified_tool body raises Celery's Retry, which Celery
+    acts on: the task runs again after the countdown, not fails as UNKNOWN."""
+    token = uuid.uuid4().hex
+    result = tasks.retries_itself.delay(token)
+    assert result.get(timeout=TIMEOUT) == {"attempts": 2}
+    assert COUNTDOWNS[result.id] == [pytest.approx(0.2, abs=0.15)]
+
+
+@pytest.mark.parametrize(
+    ("statuses", "attempts", "error", "code"),
+    [
+        ([404], 1, SelfCorrectableToolError, Code.NOT_FOUND),
+        ([401], 1, AuthToolError, Code.UNAUTHORIZED),
+        ([429], 2, TransientToolError, Code.RATE_LIMITED),
+    ],
+    ids=["404", "401", "429"],
+)
+def test_langchain_exceptions_arrive_as_typed_errors_with_their_outcome(
+    tasks: Tasks, statuses: list[int], attempts: int, error: type[AgentToolError], code: Code
+) -> None:
+    """A task raising agenterr's LangChain ToolException subclasses (whose args are the
+    hint) still delivers the core typed error with its outcome, under json as under pickle;
+    the transient one is retried first."""
+    token, result = _call(tasks.langchain, statuses, {"retry-after-ms": "100"})
+    with pytest.raises(error) as caught:
+        result.get(timeout=TIMEOUT)
+    assert type(caught.value) is error
+    assert len(ATTEMPTS[token]) == attempts
+    expected = check_stock_outcome(uuid.uuid4().hex, statuses, {"retry-after-ms": "100"})
+    assert caught.value.code is code
+    assert caught.value.llm_hint == expected.llm_hint
+    assert caught.value.status == expected.status
+
+
 # --- without a worker ---------------------------------------------------------------------
 
 
@@ -388,6 +453,48 @@ def test_retry_transient_rejects_anything_but_a_failure(failure: Any) -> None:
     """A success or a non-failure is a programming error, not something to retry."""
     with pytest.raises(ValueError, match="failed Outcome"):
         retry_transient(object(), failure)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: Retry("again", when=1),
+        Ignore,
+        lambda: Reject("poison", requeue=False),
+        SoftTimeLimitExceeded,
+        lambda: TimeLimitExceeded(5),
+    ],
+    ids=["Retry", "Ignore", "Reject", "SoftTimeLimitExceeded", "TimeLimitExceeded"],
+)
+@pytest.mark.parametrize("raises", [False, True], ids=["outcome", "raises"])
+def test_celerys_control_flow_passes_through_classified_tool(make: Any, raises: bool) -> None:
+    """Celery's instructions and time limits leave @classified_tool as raised, for Celery."""
+    signal = make()
+
+    @classified_tool(raises=raises)
+    def tool() -> None:
+        raise signal
+
+    with pytest.raises(type(signal)) as caught:
+        tool()
+    assert caught.value is signal
+
+
+def test_retry_transient_makes_a_langchain_exception_portable() -> None:
+    """retry_transient raises the core typed error for a LangChain subclass, chained from it."""
+    outcome = Outcome.failure(Code.NOT_FOUND, status=404)
+    raised = tool_exception(outcome)
+    assert isinstance(raised, SelfCorrectableToolException)
+    with pytest.raises(SelfCorrectableToolError) as caught:
+        retry_transient(object(), raised)
+    assert type(caught.value) is SelfCorrectableToolError
+    assert caught.value.outcome == outcome
+    assert caught.value.__cause__ is raised
+    # A core typed error is raised as it is.
+    core = SelfCorrectableToolError(outcome)
+    with pytest.raises(SelfCorrectableToolError) as same:
+        retry_transient(object(), core)
+    assert same.value is core
 
 
 def test_missing_celery_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:

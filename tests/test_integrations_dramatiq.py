@@ -248,6 +248,32 @@ def test_async_actor_is_retried_after_the_retry_after(harness: Harness) -> None:
     assert harness.recorder.delays == [80]
 
 
+@pytest.mark.parametrize("wrapped", [True, False], ids=["with_retry_after", "bare"])
+def test_the_actors_own_retry_is_retried(harness: Harness, wrapped: bool) -> None:
+    """dramatiq.Retry raised by the actor itself passes through @classified_tool: the
+    middleware retries it after its delay, rather than the message failing as UNKNOWN."""
+
+    def sync_invoice(invoice_id: str) -> str:
+        harness.attempts.append(time.monotonic())
+        if len(harness.attempts) == 1:
+            raise dramatiq.Retry("the ledger is not ready yet", delay=40)
+        return f"{invoice_id} synced"
+
+    tool = classified_tool(raises=True)(sync_invoice)
+    actor = dramatiq.actor(
+        with_retry_after(tool) if wrapped else tool,
+        broker=harness.broker,
+        retry_when=retry_when_transient(),
+    )
+    harness.run(actor, "inv-1")
+    assert len(harness.attempts) == 2
+    assert harness.recorder.delays == [40]
+    [retry] = harness.recorder.exceptions
+    assert type(retry) is dramatiq.Retry
+    assert str(retry) == "the ledger is not ready yet"
+    assert not harness.broker.dead_letters
+
+
 # --- without a worker -----------------------------------------------------------------------
 
 

@@ -476,6 +476,49 @@ def test_an_existing_tool_exception_is_not_rewrapped() -> None:
     assert info.value is raised
 
 
+@pytest.mark.parametrize("mode", MODES.values(), ids=MODES.keys())
+@pytest.mark.parametrize("asynchronous", [False, True], ids=["sync", "async"])
+def test_the_tools_own_tool_exception_reaches_the_model(mode: Any, asynchronous: bool) -> None:
+    """A plain ToolException raised by the tool body is LangChain's way of talking to the
+    model: @classified_tool lets it through, and the model reads its message, not UNKNOWN."""
+    raised = ToolException("invoice_id must look like inv-123")
+
+    def get_invoice(invoice_id: str) -> str:
+        """Get an invoice."""
+        raise raised
+
+    async def aget_invoice(invoice_id: str) -> str:
+        """Get an invoice."""
+        raise raised
+
+    built = langchain_tool(mode(aget_invoice if asynchronous else get_invoice))
+    tool_call = {"name": "get_invoice", "args": {"invoice_id": "x"}, "id": "c1"}
+    message = invoke(built, tool_call)
+    assert message.status == "error"
+    assert message.content == "invoice_id must look like inv-123"
+    unhandled = langchain_tool(mode(get_invoice), handle_tool_error=False)
+    with pytest.raises(ToolException) as caught:
+        unhandled.invoke({"invoice_id": "x"})
+    assert caught.value is raised
+
+
+@pytest.mark.parametrize("mode", MODES.values(), ids=MODES.keys())
+def test_agenterrs_own_tool_exception_is_still_classified(mode: Any) -> None:
+    """Only plain ToolExceptions pass through: one of agenterr's, raised by the body, is a
+    classified failure (its own outcome), in Outcome mode too."""
+    raised = tool_exception(FAILURES[Class.SELF_CORRECTABLE])
+
+    def direct(order_id: str) -> str:
+        """Direct."""
+        raise raised
+
+    tool = mode(direct)
+    if mode is classified_tool:
+        assert tool("o-1") == FAILURES[Class.SELF_CORRECTABLE]
+    message = invoke(langchain_tool(tool), {**call("o-1"), "name": "direct"})
+    assert message.content == FAILURES[Class.SELF_CORRECTABLE].llm_hint
+
+
 # --- transient failures ----------------------------------------------------------------
 
 

@@ -205,8 +205,29 @@ async def test_success_is_the_normal_result(fn: Any, mode: Any) -> None:
 
 
 @pytest.mark.asyncio
-async def test_a_plain_exception_is_still_a_crash() -> None:
-    """Only agenterr's failures are converted: a bug keeps MCPServer's crash handling."""
+@pytest.mark.parametrize("mode", MODES.values(), ids=MODES.keys())
+async def test_a_bug_under_classified_tool_is_an_unknown_error_result(mode: Any) -> None:
+    """With the documented stacking a bug is classified like any failure: the client gets
+    is_error with the UNKNOWN hint (not the exception's text) and the wire Outcome."""
+
+    def broken(order_id: str) -> str:
+        """Classified."""
+        raise LookupError("secret detail")
+
+    result = await call_remote(server_with(for_mcp(mode(broken))), "broken", {"order_id": "o"})
+    unknown = classified_tool(broken)("o")
+    assert unknown.code is Code.UNKNOWN
+    assert result.is_error is True
+    assert texts(result) == [unknown.llm_hint]
+    assert "secret detail" not in json.dumps(result.model_dump(mode="json"))
+    assert result.structured_content == unknown.to_dict()
+    assert from_call_tool_result(result) == unknown
+
+
+@pytest.mark.asyncio
+async def test_for_mcp_alone_leaves_other_exceptions_to_mcpserver() -> None:
+    """for_mcp converts only agenterr's failures: without @classified_tool underneath, a
+    bug keeps MCPServer's crash handling."""
 
     @for_mcp
     def broken(order_id: str) -> str:
@@ -223,6 +244,34 @@ async def test_a_plain_exception_is_still_a_crash() -> None:
         " you can fix: correct them to satisfy the API's requirements and resend. The API"
         " said: Error executing tool broken",
     )
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(("fn", "mode"), VARIANTS)
+async def test_the_tools_own_tool_error_reaches_the_model(fn: Any, mode: Any) -> None:
+    """A ToolError raised by the tool body is MCP's anticipated failure: it passes through
+    @classified_tool and for_mcp, and the client reads its message, not UNKNOWN."""
+    raised = ToolError("order_id must look like o-123")
+
+    def get_order(order_id: str) -> str:
+        """Look up an order by its id."""
+        raise raised
+
+    async def aget_order(order_id: str) -> str:
+        """Look up an order by its id."""
+        raise raised
+
+    body = aget_order if inspect.iscoroutinefunction(fn) else get_order
+    result = await call_remote(server_with(for_mcp(mode(body))), body.__name__, {"order_id": "x"})
+    assert result.is_error is True
+    assert result.structured_content is None  # MCPServer's own error result
+    message = f"Error executing tool {body.__name__}: order_id must look like o-123"
+    assert texts(result) == [message]
+    assert from_call_tool_result(result) == Outcome(Code.INVALID_REQUEST, INVALID + said(message))
+    with pytest.raises(ToolError) as caught:
+        outcome_or_value = for_mcp(mode(get_order))("x")
+        raise AssertionError(f"returned {outcome_or_value!r}")
+    assert caught.value is raised
 
 
 def test_adapted_function_called_directly() -> None:

@@ -16,7 +16,16 @@ from typing import Any, Literal
 
 import httpx
 import pytest
-from pydantic_ai import Agent, ModelRetry, RunContext, Tool
+from pydantic_ai import (
+    Agent,
+    ApprovalRequired,
+    CallDeferred,
+    DeferredToolRequests,
+    ModelRetry,
+    RunContext,
+    Tool,
+    ToolFailed,
+)
 from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
@@ -26,6 +35,7 @@ from pydantic_ai.messages import (
     ToolReturnPart,
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.models.test import TestModel
 
 import agenterr
 from agenterr import (
@@ -263,6 +273,90 @@ def test_generators_are_refused() -> None:
     for fn in (items, aitems):
         with pytest.raises(TypeError, match="model_retry needs a function"):
             model_retry(fn)
+
+
+# --- Pydantic AI's own exceptions, raised by the tool ----------------------------------------
+
+CONTROL_FLOW = [
+    pytest.param(lambda: ModelRetry("order_id must look like A-1234"), id="ModelRetry"),
+    pytest.param(lambda: ToolFailed("the order was deleted"), id="ToolFailed"),
+    pytest.param(lambda: CallDeferred(metadata={"queue": "slow"}), id="CallDeferred"),
+    pytest.param(lambda: ApprovalRequired(metadata={"why": "refund"}), id="ApprovalRequired"),
+]
+
+
+@pytest.mark.parametrize("make", CONTROL_FLOW)
+@pytest.mark.parametrize("decorate", MODES.values(), ids=MODES.keys())
+def test_the_tools_own_control_flow_reaches_pydantic_ai(decorate: Any, make: Any) -> None:
+    """ModelRetry, ToolFailed, CallDeferred and ApprovalRequired raised by the tool body come
+    out of @classified_tool and model_retry as they were raised, not as UNKNOWN."""
+    signal = make()
+
+    def refund(order_id: str) -> str:
+        raise signal
+
+    async def arefund(order_id: str) -> str:
+        raise signal
+
+    for fn in (refund, arefund):
+        tool = model_retry(decorate(fn))
+        with pytest.raises(type(signal)) as caught:
+            result = tool("A-1")
+            if inspect.iscoroutine(result):
+                asyncio.run(result)
+        assert caught.value is signal
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("decorate", MODES.values(), ids=MODES.keys())
+async def test_the_tools_own_model_retry_is_the_retry_prompt(decorate: Any) -> None:
+    """The model reads the tool's own ModelRetry message, then its corrected call works."""
+    seen: list[ModelRequest] = []
+    agent = Agent(scripted("1001", "A-1001", seen=seen))
+
+    @agent.tool_plain
+    @model_retry
+    @decorate
+    def get_checked(order_id: str) -> dict[str, Any]:
+        """Look an order up by its id."""
+        if not order_id.startswith("A-"):
+            raise ModelRetry("order_id must start with 'A-'")
+        return get_order(order_id)
+
+    result = await agent.run("Where is my order 1001?")
+    assert result.output == "status: shipped"
+    (retry,) = seen[1].parts
+    assert isinstance(retry, ToolReturnPart)
+    assert (retry.outcome, retry.content) == ("retried", "order_id must start with 'A-'")
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("make", "field"),
+    [
+        (lambda: CallDeferred(metadata={"queue": "slow"}), "calls"),
+        (lambda: ApprovalRequired(metadata={"queue": "slow"}), "approvals"),
+    ],
+    ids=["CallDeferred", "ApprovalRequired"],
+)
+async def test_deferred_and_approval_requests_end_the_run_as_pydantic_ai_intends(
+    make: Any, field: str
+) -> None:
+    """A deferred call or an approval request becomes DeferredToolRequests, metadata kept."""
+    agent = Agent(TestModel(), output_type=[str, DeferredToolRequests])
+
+    @agent.tool_plain
+    @model_retry
+    @classified_tool
+    def refund(order_id: str) -> str:
+        """Refund an order."""
+        raise make()
+
+    result = await agent.run("Refund my order")
+    assert isinstance(result.output, DeferredToolRequests)
+    (call,) = getattr(result.output, field)
+    assert call.tool_name == "refund"
+    assert result.output.metadata == {call.tool_call_id: {"queue": "slow"}}
 
 
 # --- end to end, with Pydantic AI's FunctionModel -----------------------------------------

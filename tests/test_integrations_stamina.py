@@ -163,6 +163,14 @@ def test_negative_max_wait_is_rejected(bad: float | timedelta) -> None:
         retry_on_transient(max_wait=bad)
 
 
+@pytest.mark.parametrize("limit", [30, 2.5, timedelta(seconds=30), "30"])
+def test_a_positional_limit_is_refused_at_once(limit: object) -> None:
+    """retry_on_transient(30) reads like a limit but is the hook called with 30 as the
+    exception: TypeError at once, not a hook that silently never retries."""
+    with pytest.raises(TypeError, match=r"retry_on_transient\(max_wait=\.\.\.\)"):
+        retry_on_transient(limit)  # type: ignore[call-overload]
+
+
 # --- with stamina ------------------------------------------------------------------------
 
 

@@ -11,11 +11,20 @@ __all__ = ["require"]
 def require(module: str, extra: str) -> ModuleType:
     """Import ``module``; if it is missing, raise an ImportError naming the extra.
 
-    ``extra`` is the name in ``pip install "agenterr[<extra>]"``.
+    ``extra`` is the name in ``pip install "agenterr[<extra>]"``. Only a missing ``module``
+    (or one of its parent packages) is reported that way: an installed package that fails
+    to import — a dependency of its own missing, a broken install, an error in its code —
+    raises its own exception unchanged, which says what is wrong.
     """
     try:
         return importlib.import_module(module)
-    except ImportError as exc:
+    except ModuleNotFoundError as exc:
+        if not _is_itself_or_parent(exc.name, module):
+            raise
         raise ImportError(
             f'{module!r} is not installed; install it with: pip install "agenterr[{extra}]"'
         ) from exc
+
+
+def _is_itself_or_parent(missing: str | None, module: str) -> bool:
+    return missing is not None and (module == missing or module.startswith(missing + "."))

@@ -40,6 +40,7 @@ from __future__ import annotations
 import math
 from typing import Any, NoReturn
 
+from .._exceptions import register_pass_through
 from .._outcome import Outcome
 from ..errors import (
     AgentToolError,
@@ -52,9 +53,20 @@ from ..errors import (
 from ._require import require
 
 _celery = require("celery", "celery")
+_celery_exceptions = require("celery.exceptions", "celery")
 _kombu_json = require("kombu.utils.json", "celery")
 # celery ships no type hints: its Task is Any to the type checker.
 _Task: Any = _celery.Task
+
+# Celery's instructions from inside a task (self.retry(), Ignore, Reject) and the soft time
+# limit's signal: Celery acts on them, so @classified_tool lets them through unclassified.
+register_pass_through(
+    _celery_exceptions.Retry,
+    _celery_exceptions.Ignore,
+    _celery_exceptions.Reject,
+    _celery_exceptions.SoftTimeLimitExceeded,
+    _celery_exceptions.TimeLimitExceeded,
+)
 
 __all__ = ["OUTCOME_JSON_MARKER", "ClassifiedTask", "retry_transient"]
 
@@ -81,9 +93,26 @@ def _decode_outcome(data: Any) -> Outcome[Any]:
 _kombu_json.register_type(Outcome, OUTCOME_JSON_MARKER, _encode_outcome, _decode_outcome)
 
 
+def _portable(error: AgentToolError) -> AgentToolError:
+    """``error``, or the core typed error of its outcome when Celery could not rebuild it.
+
+    The ``json`` serializer stores an exception as its type and ``args`` and rebuilds it as
+    ``type(*args)``. The core typed errors' one argument is their outcome; the LangChain
+    ``ToolException`` subclasses keep the hint there instead (LangChain reads ``args[0]``),
+    so they would come back as a bare ``Exception`` without the outcome. Those are replaced
+    by the core typed error, chained ``from`` them, under every serializer alike.
+    """
+    args = error.args
+    if len(args) == 1 and args[0] is error.outcome:
+        return error
+    portable = error_for(error.outcome)
+    portable.__cause__ = error
+    return portable
+
+
 def _as_error(failure: AgentToolError | Outcome[Any]) -> AgentToolError:
     if isinstance(failure, AgentToolError):
-        return failure
+        return _portable(failure)
     if isinstance(failure, Outcome) and failure.failed:
         error = error_for(failure)
         error.__cause__ = failure.error
@@ -137,7 +166,9 @@ class ClassifiedTask(_Task):  # type: ignore[misc]  # subclassing Any: see _Task
     ``self.retry(exc=...)`` with any other typed error raises that error instead of retrying.
     Celery's ``max_retries`` (3 unless set) still bounds the attempts; after the last one the
     caller gets the typed error. Classified failures other than ``IndeterminateToolError``
-    are ``throws``: expected, so the worker logs them without an error traceback.
+    are ``throws``: expected, so the worker logs them without an error traceback. A typed
+    error that Celery's ``json`` serializer cannot rebuild with its outcome (the LangChain
+    ``ToolException`` subclasses) leaves the task as the core typed error of its outcome.
     """
 
     autoretry_for: tuple[type[BaseException], ...] = (TransientToolError,)
@@ -168,8 +199,19 @@ class ClassifiedTask(_Task):  # type: ignore[misc]  # subclassing Any: see _Task
     ) -> Any:
         """Celery's ``Task.retry``, honouring the Retry-After of a transient ``exc``."""
         if isinstance(exc, AgentToolError):
+            exc = _portable(exc)
             if not isinstance(exc, TransientToolError):
                 raise exc
             if eta is None:
                 countdown = _countdown(exc, countdown)
         return super().retry(args, kwargs, exc, throw, eta, countdown, max_retries, **options)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Run the task; a typed error the serializer could not rebuild leaves it portable."""
+        try:
+            return super().__call__(*args, **kwargs)
+        except AgentToolError as exc:
+            portable = _portable(exc)
+            if portable is exc:
+                raise
+            raise portable from exc

@@ -39,11 +39,13 @@ there ``for_mcp`` needs tools registered with ``structured_output=False``.
 from __future__ import annotations
 
 import functools
+import importlib
 import inspect
 from collections.abc import Callable, Coroutine, Mapping
 from typing import Any, ParamSpec, TypeVar, overload
 
 from .._envelope import from_envelope
+from .._exceptions import register_pass_through
 from .._outcome import Outcome
 from ..errors import AgentToolError
 from ._require import require
@@ -55,6 +57,28 @@ require("mcp", "mcp")
 from mcp.types import CallToolResult  # noqa: E402
 
 __all__ = ["for_mcp", "from_call_tool_result", "to_call_tool_result"]
+
+# A failure the tool anticipated, whose message the server sends to the model (a
+# ResourceError escaping ctx.read_resource() counts the same), and the request that the
+# user complete a URL elicitation first: MCP's to handle, not agenterr's to classify.
+# MCPServer's (2.x) or FastMCP's (1.x), whichever this mcp has.
+_CONTROL_FLOW = (
+    ("mcp.server.mcpserver.exceptions", ("ToolError", "ResourceError")),
+    ("mcp.server.fastmcp.exceptions", ("ToolError", "ResourceError")),
+    ("mcp.shared.exceptions", ("UrlElicitationRequiredError",)),
+)
+
+
+def _register_control_flow() -> None:
+    for name, classes in _CONTROL_FLOW:
+        try:
+            module = importlib.import_module(name)
+        except ImportError:  # the other major version (2.x's fastmcp is a stub that raises)
+            continue
+        register_pass_through(*(getattr(module, c) for c in classes if hasattr(module, c)))
+
+
+_register_control_flow()
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -103,10 +127,15 @@ def for_mcp(fn: Callable[..., Any], /) -> Callable[..., Any]:
 
     The adapted function returns the value on success and, on failure, the result of
     :func:`to_call_tool_result`, which MCPServer passes to the client unchanged. Outcome
-    mode and ``raises=True`` are both accepted; any other exception passes through, so a
-    bug still reaches MCPServer as a crash. ``functools.wraps`` keeps the signature, name,
-    docstring and annotations, so MCPServer derives the same input and output schemas (an
-    error result is not checked against the output schema).
+    mode and ``raises=True`` are both accepted. Under ``@classified_tool`` every failure is
+    classified, a bug included: it reaches the client as an ``is_error`` result with the
+    ``UNKNOWN`` hint (the exception's text only with ``expose_errors=True``), and the
+    ``agenterr`` logger records its traceback. MCP's own ``ToolError``, ``ResourceError`` and
+    ``UrlElicitationRequiredError`` are not classified: MCPServer handles them as usual.
+    Anything that is not an agenterr failure passes through this adapter unchanged.
+    ``functools.wraps`` keeps the signature, name, docstring and annotations, so MCPServer
+    derives the same input and output schemas (an error result is not checked against the
+    output schema).
     """
     if inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn):
         raise TypeError("for_mcp: an MCP tool cannot be a generator function")

@@ -28,6 +28,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any, ParamSpec, TypeVar, overload
 
 from .._decorator import _async, _async_generator, _generator, _kind_of, _ToolWrapper
+from .._exceptions import register_pass_through
 from .._outcome import Outcome
 from ..errors import SelfCorrectableToolError
 from ._require import require
@@ -35,9 +36,18 @@ from .openai import tool_result_text
 
 require("pydantic_ai", "pydantic-ai")
 
-from pydantic_ai import ModelRetry  # noqa: E402
+from pydantic_ai import ApprovalRequired, CallDeferred, ModelRetry, exceptions  # noqa: E402
 
 __all__ = ["model_retry"]
+
+# What a tool raises to steer the run: a retry prompt, a failure for the model to read
+# (ToolFailed, newer releases), a deferred call, a request for approval.
+register_pass_through(
+    ModelRetry,
+    CallDeferred,
+    ApprovalRequired,
+    *((exceptions.ToolFailed,) if hasattr(exceptions, "ToolFailed") else ()),
+)
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -59,7 +69,10 @@ def model_retry(fn: Any, /) -> Any:
     raises ``ModelRetry`` with the hint, chained from the typed error. Any other failed
     Outcome raises its typed error (:class:`~agenterr.TransientToolError`,
     :class:`~agenterr.AuthToolError`, :class:`~agenterr.IndeterminateToolError`), and every
-    other exception passes through untouched.
+    other exception passes through untouched. A ``ModelRetry``, ``ToolFailed``,
+    ``CallDeferred`` or ``ApprovalRequired`` the tool raises itself is not a failure to
+    classify: once this module is imported ``@classified_tool`` lets it through, and Pydantic
+    AI handles it as usual.
 
     The adapted tool keeps the function's signature, name, docstring, annotations and
     coroutine-ness, so Pydantic AI builds the same tool schema; a ``RunContext`` first

@@ -66,6 +66,11 @@ def retry_on_transient(
     with its ``retry_after``, for the caller to reschedule. Pass the function itself
     (``on=retry_on_transient``) or, to change the limit, call it with ``max_wait`` only.
     """
+    if exc is not None and not isinstance(exc, BaseException):
+        raise TypeError(
+            f"retry_on_transient takes the exception stamina passes, got {exc!r}; "
+            "pass a limit by keyword: retry_on_transient(max_wait=...)"
+        )
     limit = max_wait.total_seconds() if isinstance(max_wait, timedelta) else max_wait
     if limit is not None and not limit >= 0:  # also rejects NaN
         raise ValueError(f"max_wait must be non-negative seconds or None, got {max_wait!r}")

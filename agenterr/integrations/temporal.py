@@ -23,13 +23,16 @@ Install with ``pip install "agenterr[temporal]"``.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
-from collections.abc import Callable, Mapping
+import typing
+from collections.abc import Callable, Coroutine, Mapping
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, ParamSpec, Protocol, TypeVar, overload
 
 from agenterr import AgentToolError, Outcome
+from agenterr._exceptions import register_pass_through
 from agenterr.integrations._require import require
 
 require("temporalio", "temporal")
@@ -42,6 +45,12 @@ if TYPE_CHECKING:
 __all__ = ["classified_activity", "outcome_of", "to_application_error"]
 
 F = TypeVar("F", bound=Callable[..., Any])
+P = ParamSpec("P")
+T = TypeVar("T")
+
+# Temporal's own failures (an ApplicationError the activity raises itself, its
+# CancelledError) are already Temporal's decision: @classified_tool lets them through.
+register_pass_through(FailureError)
 
 # ActivityError -> ApplicationError is one link; a few more tolerate wrappers of the user's.
 _CAUSE_DEPTH = 8
@@ -95,6 +104,23 @@ def outcome_of(error: BaseException | None) -> Outcome[Any] | None:
     return None
 
 
+class _ActivityDecorator(Protocol):
+    @overload
+    def __call__(
+        self, fn: Callable[P, Coroutine[Any, Any, Outcome[T]]], /
+    ) -> Callable[P, Coroutine[Any, Any, T]]: ...
+    @overload
+    def __call__(self, fn: Callable[P, Outcome[T]], /) -> Callable[P, T]: ...
+    @overload
+    def __call__(self, fn: F, /) -> F: ...
+
+
+@overload
+def classified_activity(
+    fn: Callable[P, Coroutine[Any, Any, Outcome[T]]], /
+) -> Callable[P, Coroutine[Any, Any, T]]: ...
+@overload
+def classified_activity(fn: Callable[P, Outcome[T]], /) -> Callable[P, T]: ...
 @overload
 def classified_activity(fn: F, /) -> F: ...
 @overload
@@ -104,7 +130,7 @@ def classified_activity(
     expose_errors: bool = False,
     idempotent: bool = True,
     on_failure: FailureObserver | None = None,
-) -> Callable[[F], F]: ...
+) -> _ActivityDecorator: ...
 def classified_activity(
     fn: Any = None,
     /,
@@ -124,6 +150,10 @@ def classified_activity(
 
     The result is a plain function with the wrapped one's name, signature and annotations,
     so it goes under or over ``@activity.defn`` and Temporal registers the same activity.
+    One annotation changes: a function annotated ``-> Outcome[X]`` returns the value, so the
+    activity's return annotation is ``X``, which Temporal's data converter uses for the
+    result. If that annotation cannot be resolved when the activity is decorated (a name
+    defined further down), ``TypeError`` asks for the value type instead.
     """
     # Imported here so that workflow code importing outcome_of does not load wrapt.
     from agenterr._decorator import classified_tool
@@ -141,42 +171,86 @@ def classified_activity(
             raise TypeError(f"classified_activity needs a function, got {function!r}")
         if inspect.isgeneratorfunction(function) or inspect.isasyncgenfunction(function):
             raise TypeError("classified_activity: an activity cannot be a generator function")
+        value_type = _value_type(function)
         if inspect.iscoroutinefunction(function):
-            return _async_activity(function, classify(_async_shield(function)))
-        return _sync_activity(function, classify(_sync_shield(function)))
+            activity = _async_activity(function, classify(function))
+        else:
+            activity = _sync_activity(function, classify(function))
+        if value_type is not _UNCHANGED:
+            _return(activity, function, value_type)
+        return activity
 
     return decorate if fn is None else decorate(fn)
 
 
-class _TemporalFailure(BaseException):
-    """Carries one of Temporal's own failures past the classifier, which leaves
-    BaseExceptions alone; the activity wrapper raises the original again."""
-
-    def __init__(self, error: FailureError) -> None:
-        super().__init__(error)
-        self.error = error
+_UNCHANGED: Any = object()
+"""What :func:`_value_type` returns for a return annotation that is not an Outcome."""
 
 
-def _sync_shield(function: Callable[..., Any]) -> Callable[..., Any]:
-    @functools.wraps(function)
-    def shield(*args: Any, **kwargs: Any) -> Any:
+def _value_type(function: Callable[..., Any]) -> Any:
+    """``X`` for a function annotated ``-> Outcome[X]`` (``Any`` for a bare ``Outcome``)."""
+    try:
+        hint = inspect.signature(function).return_annotation
+    except (TypeError, ValueError):  # no signature to read: nothing to change
+        return _UNCHANGED
+    if isinstance(hint, str):  # postponed (from __future__ import annotations) or quoted
         try:
-            return function(*args, **kwargs)
-        except FailureError as exc:
-            raise _TemporalFailure(exc) from None
+            hint = _resolve(function, hint)
+        except Exception as exc:  # a name it uses is not defined (yet)
+            if "Outcome" not in hint:
+                return _UNCHANGED  # not ours to rewrite: left as it was
+            name = getattr(function, "__qualname__", repr(function))
+            raise TypeError(
+                f"classified_activity: cannot resolve the return annotation {hint!r} of "
+                f"{name} ({exc}). The activity returns the Outcome's value, and Temporal "
+                "reads the result type from this annotation: annotate the value type "
+                "instead (for example -> int, not -> Outcome[int])."
+            ) from exc
+    if hint is Outcome:
+        return Any
+    if typing.get_origin(hint) is Outcome:
+        (value,) = typing.get_args(hint)
+        return value
+    return _UNCHANGED
 
-    return shield
+
+def _resolve(function: Callable[..., Any], annotation: str) -> Any:
+    """``annotation`` evaluated as get_type_hints evaluates it for ``function``: in the
+    globals of the function ``__wrapped__`` leads to."""
+
+    def probe() -> None:
+        pass
+
+    probe.__annotations__ = {"return": annotation}
+    probe.__wrapped__ = function  # type: ignore[attr-defined]
+    return typing.get_type_hints(probe, include_extras=True)["return"]
 
 
-def _async_shield(function: Callable[..., Any]) -> Callable[..., Any]:
-    @functools.wraps(function)
-    async def shield(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return await function(*args, **kwargs)
-        except FailureError as exc:
-            raise _TemporalFailure(exc) from None
+# Where @activity.defn keeps its definition, result type included: set on the function,
+# so functools.wraps copies it to the activity when @activity.defn is applied underneath.
+_DEFINITION = "__temporal_activity_definition"
 
-    return shield
+
+def _return(activity: Any, function: Callable[..., Any], value_type: Any) -> None:
+    """Make ``value_type`` the activity's return annotation, for get_type_hints and
+    inspect.signature alike (the function's own annotations are left as they are)."""
+    activity.__annotations__ = {**getattr(function, "__annotations__", {}), "return": value_type}
+    activity.__signature__ = inspect.signature(function).replace(return_annotation=value_type)
+    definition = activity.__dict__.get(_DEFINITION)
+    if definition is None:
+        return
+    # @activity.defn underneath read the Outcome annotation already: its result type must
+    # become the value type too, or the workflow would decode the result as an Outcome.
+    if not (
+        dataclasses.is_dataclass(definition)
+        and not isinstance(definition, type)
+        and "ret_type" in {f.name for f in dataclasses.fields(definition)}
+    ):
+        raise TypeError(
+            "classified_activity: put @activity.defn above @classified_activity for an "
+            "activity annotated -> Outcome[...]"
+        )
+    setattr(activity, _DEFINITION, dataclasses.replace(definition, ret_type=value_type))
 
 
 # functools.wraps copies __wrapped__ (so inspect.signature and get_type_hints see the
@@ -189,12 +263,8 @@ def _sync_activity(function: Callable[..., Any], tool: Callable[..., Any]) -> An
     def activity(*args: Any, **kwargs: Any) -> Any:
         try:
             return tool(*args, **kwargs)
-        except _TemporalFailure as carrier:
-            original = carrier.error
         except AgentToolError as exc:
             raise to_application_error(exc) from exc
-        # Raised outside the handler so the carrier does not become its __context__.
-        raise original
 
     return activity
 
@@ -204,10 +274,7 @@ def _async_activity(function: Callable[..., Any], tool: Callable[..., Any]) -> A
     async def activity(*args: Any, **kwargs: Any) -> Any:
         try:
             return await tool(*args, **kwargs)
-        except _TemporalFailure as carrier:
-            original = carrier.error
         except AgentToolError as exc:
             raise to_application_error(exc) from exc
-        raise original
 
     return activity

@@ -1,5 +1,5 @@
 """Never run: type checkers (mypy --strict, pyright) check every public call shape of
-``@classified_tool`` against the types it promises."""
+``@classified_tool`` and of the integration adapters against the types they promise."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ from typing import Any, assert_type
 import httpx
 
 from agenterr import Code, Outcome, TransientToolError, classified_tool
+from agenterr.integrations.openai_agents import unwrap_outcome
+from agenterr.integrations.temporal import classified_activity
 
 # --- Outcome mode ----------------------------------------------------------------------
 
@@ -194,3 +196,67 @@ def retry_on_transient() -> None:
 
 get_user("not an int")  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType]
 get_value(key=1)  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType]
+
+
+# --- integration adapters --------------------------------------------------------------
+
+
+@unwrap_outcome
+@classified_tool
+def unwrapped(x: int) -> str:
+    return ""
+
+
+@unwrap_outcome
+@classified_tool
+async def aunwrapped(x: int) -> str:
+    return ""
+
+
+@unwrap_outcome  # a raises-mode tool, or any function: its type passes through unchanged
+@classified_tool(raises=True)
+def already_plain(x: int) -> bytes:
+    return b""
+
+
+async def use_unwrapped() -> None:
+    assert_type(unwrapped(1), str)
+    assert_type(await aunwrapped(1), str)
+    assert_type(already_plain(1), bytes)
+
+
+@classified_activity
+def activity_value(city: str) -> Outcome[float]:
+    return Outcome.success(1.0)
+
+
+@classified_activity
+async def aactivity_value(city: str) -> Outcome[float]:
+    return Outcome.success(1.0)
+
+
+@classified_activity(idempotent=False)
+def activity_value_with_options(city: str) -> Outcome[int]:
+    return Outcome.success(1)
+
+
+@classified_activity
+def activity_plain(city: str) -> dict[str, int]:
+    return {}
+
+
+@classified_activity(expose_errors=True)
+async def aactivity_plain(city: str) -> str:
+    return city
+
+
+async def use_activities() -> None:
+    # An Outcome-annotated activity returns the value: its type is the value type.
+    assert_type(activity_value("Oslo"), float)
+    assert_type(await aactivity_value("Oslo"), float)
+    assert_type(activity_value_with_options("Oslo"), int)
+    assert_type(activity_plain("Oslo"), dict[str, int])
+    assert_type(await aactivity_plain("Oslo"), str)
+
+
+activity_value(1)  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType]
