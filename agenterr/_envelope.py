@@ -20,7 +20,6 @@ prefix of a longer one is scanned for event-stream frames. Nothing here raises.
 from __future__ import annotations
 
 import itertools
-import json
 import math
 import re
 from collections.abc import Iterable, Iterator
@@ -39,6 +38,7 @@ from ._refine import (
     PARSE_LIMIT,
     Signals,
     normalise,
+    parse_json,
     read_signals,
     server_clock,
 )
@@ -474,25 +474,13 @@ def _text_payload(payload: str | bytes | bytearray | memoryview) -> _Failure | _
     if start in ("{", "["):
         if not whole:
             return None  # a document cut short does not parse: not read at all
-        document = _parse_json(text)
+        document = parse_json(text)
         if isinstance(document, dict):
             return _document(document, payload)
         if isinstance(document, list):
             return _batch(document)
         return None
     return _event_stream(text, whole)
-
-
-def _reject_constant(name: str) -> object:
-    raise ValueError(f"not JSON: {name}")
-
-
-def _parse_json(text: str) -> object:
-    """Standard JSON only (no NaN or Infinity, as other ports' parsers); None if invalid."""
-    try:
-        return json.loads(text, parse_constant=_reject_constant)
-    except (ValueError, RecursionError):
-        return None
 
 
 def _batch(members: list[Any]) -> _Failure | _Found | None:
@@ -804,11 +792,11 @@ def _event_stream(text: str, whole: bool) -> _Failure | _Found | None:
     for event, data in _events(text, whole):
         if event == "error":
             start = data.lstrip(_JSON_SPACE)[:1]
-            document = _parse_json(data) if start in ("{", "[") else None
+            document = parse_json(data) if start in ("{", "[") else None
             return _stream_error(document if document is not None else data, data)
         if data.lstrip(_JSON_SPACE)[:1] != "{":
             continue
-        document = _parse_json(data)
+        document = parse_json(data)
         if not isinstance(document, dict):
             continue
         if document.get("jsonrpc") == "2.0":  # MCP over Streamable HTTP
