@@ -101,7 +101,7 @@ def _status_outcome(
     quote: str | None = None
     if valid and (headers is not None or _has_body(body)):
         # SPEC 11: headers and the error body may move the failure to another class.
-        view = HeaderView.of(headers)
+        view = HeaderView.of(headers, _VIEW_NAMES)
         clock = server_clock(view, now) if view.get("date") is not None else now
         family = retry_after_from_headers(view, now=clock) if headers is not None else None
         refined = refine(recorded, code, body, view, retry_after=family, now=now)
@@ -124,6 +124,10 @@ def _has_body(body: object) -> bool:
     if isinstance(body, (str, bytes, bytearray, dict, list)):
         return len(body) > 0
     return isinstance(body, memoryview)
+
+
+# The only header names the status rules and the refinements read (SPEC 5.1, 11).
+_VIEW_NAMES = REFINE_HEADERS | frozenset(RETRY_HEADERS)
 
 
 # Outcomes without body or headers are the same every time: build them once.

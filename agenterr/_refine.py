@@ -78,12 +78,14 @@ _PRECEDENCE = (QUOTA, AUTH, THROTTLED, TIMED_OUT, BUSY, MISSING, INVALID, FATAL)
 _RANK = {group.anchor: rank for rank, group in enumerate(_PRECEDENCE)}
 
 
-_ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+
+
+_NOT_ALNUM = re.compile("[^A-Za-z0-9]+")
 
 
 def normalise(identifier: str) -> str:
     """An identifier as SPEC 11.3 compares it: its ASCII letters and digits, lower-cased."""
-    return "".join(c for c in identifier[:_MAX_IDENTIFIER] if c in _ALNUM).lower()
+    return _NOT_ALNUM.sub("", identifier[:_MAX_IDENTIFIER]).lower()
 
 
 _BY_GROUP: dict[_Group, tuple[str, ...]] = {
@@ -672,7 +674,7 @@ def _contains(texts: tuple[str, ...], phrases: re.Pattern[str]) -> bool:
 
 
 def _quota_group(names: tuple[str, ...], has_retry_info: bool) -> _Group:
-    squeezed = tuple("".join(c for c in name if c in _ALNUM).lower() for name in names)
+    squeezed = tuple(_NOT_ALNUM.sub("", name).lower() for name in names)
     if any(p in name for name in squeezed for p in _LONG_PERIOD):
         return QUOTA
     if has_retry_info or any(p in name for name in squeezed for p in _SHORT_PERIOD):
