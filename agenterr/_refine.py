@@ -78,8 +78,6 @@ _PRECEDENCE = (QUOTA, AUTH, THROTTLED, TIMED_OUT, BUSY, MISSING, INVALID, FATAL)
 _RANK = {group.anchor: rank for rank, group in enumerate(_PRECEDENCE)}
 
 
-
-
 _NOT_ALNUM = re.compile("[^A-Za-z0-9]+")
 
 
