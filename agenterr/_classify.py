@@ -121,9 +121,12 @@ def _status_outcome(
 
 def _has_body(body: object) -> bool:
     """Whether a body may carry signals (type checks only: a body's __bool__ may raise)."""
-    if isinstance(body, (str, bytes, bytearray, dict, list)):
-        return len(body) > 0
-    return isinstance(body, memoryview)
+    try:
+        if isinstance(body, (str, bytes, bytearray, dict, list)):
+            return len(body) > 0
+        return isinstance(body, memoryview)
+    except Exception:
+        return False  # a hostile container: no signals, the table decides
 
 
 # The only header names the status rules and the refinements read (SPEC 5.1, 11).
