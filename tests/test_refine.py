@@ -375,3 +375,15 @@ def test_refinements_never_raise(
     assert outcome.llm_hint
     assert outcome.retry_after is None or outcome.retryable
     assert type(outcome).from_dict(outcome.to_dict()).to_dict() == outcome.to_dict()
+
+
+def test_hostile_body_container_keeps_the_table_reading() -> None:
+    """A dict whose len() raises carries no signals; the status table still decides."""
+
+    class Hostile(dict[str, str]):
+        def __len__(self) -> int:
+            raise RuntimeError("no")
+
+    outcome = from_status(429, Hostile(), headers={"Retry-After": "3"})
+    assert outcome.code is Code.RATE_LIMITED
+    assert outcome.retry_after == 3.0
