@@ -350,6 +350,9 @@ class _Policy:
         kwargs: dict[str, Any],
         at_call: bool,
     ) -> Outcome[Any]:
+        """The outcome of a failure; a framework's own control flow is re-raised unchanged."""
+        if passes_through(exc):
+            raise exc
         outcome = self.classify(exc, call, args, kwargs, at_call)
         if outcome.failed:
             self.notify(outcome, exc)
@@ -446,8 +449,6 @@ def _sync(policy: _Policy, raises: bool) -> _Wrapper:
             try:
                 result = wrapped(*args, **kwargs)
             except Exception as exc:
-                if passes_through(exc):
-                    raise
                 outcome = policy.on_exception(exc, wrapped, args, kwargs, True)
                 if outcome.ok:
                     return outcome.value
@@ -462,8 +463,6 @@ def _sync(policy: _Policy, raises: bool) -> _Wrapper:
         try:
             result = wrapped(*args, **kwargs)
         except Exception as exc:
-            if passes_through(exc):
-                raise
             return policy.on_exception(exc, wrapped, args, kwargs, True)
         if type(result) in plain:
             return success(result)
@@ -481,8 +480,6 @@ def _async(policy: _Policy, raises: bool) -> _Wrapper:
             try:
                 result = await wrapped(*args, **kwargs)
             except Exception as exc:
-                if passes_through(exc):
-                    raise
                 outcome = policy.on_exception(exc, wrapped, args, kwargs, True)
                 if outcome.ok:
                     return outcome.value
@@ -497,8 +494,6 @@ def _async(policy: _Policy, raises: bool) -> _Wrapper:
         try:
             result = await wrapped(*args, **kwargs)
         except Exception as exc:
-            if passes_through(exc):
-                raise
             return policy.on_exception(exc, wrapped, args, kwargs, True)
         if type(result) in plain:
             return success(result)
@@ -550,8 +545,6 @@ def _generator_call(
         try:
             generator = wrapped(*args, **kwargs)
         except Exception as exc:
-            if passes_through(exc):
-                raise
             outcome = policy.on_exception(exc, wrapped, args, kwargs, True)
             if not raises:
                 return failed_at_call(outcome)
@@ -572,8 +565,8 @@ def _generator(policy: _Policy, raises: bool) -> _Wrapper:
                 except StopIteration as stop:
                     return stop.value
                 except Exception as exc:
-                    if exc is thrown or passes_through(exc):
-                        raise  # the consumer's own exception, or the framework's
+                    if exc is thrown:
+                        raise  # the consumer's own exception, not the tool's failure
                     outcome = policy.on_exception(exc, None, (), {}, False)
                     if raises:
                         if outcome.ok:
@@ -596,8 +589,6 @@ def _generator(policy: _Policy, raises: bool) -> _Wrapper:
             try:
                 gen.close()
             except Exception as exc:
-                if passes_through(exc):
-                    raise
                 _cleanup_failed(policy, exc, raises)
             raise
         except BaseException:
@@ -625,8 +616,8 @@ def _async_generator(policy: _Policy, raises: bool) -> _Wrapper:
                 except StopAsyncIteration:
                     return
                 except Exception as exc:
-                    if exc is thrown or passes_through(exc):
-                        raise  # the consumer's own exception, or the framework's
+                    if exc is thrown:
+                        raise  # the consumer's own exception, not the tool's failure
                     outcome = policy.on_exception(exc, None, (), {}, False)
                     if raises:
                         if outcome.ok:
@@ -647,8 +638,6 @@ def _async_generator(policy: _Policy, raises: bool) -> _Wrapper:
             try:
                 await agen.aclose()
             except Exception as exc:
-                if passes_through(exc):
-                    raise
                 _cleanup_failed(policy, exc, raises)
             raise
         except BaseException:
