@@ -20,6 +20,7 @@ from ._classify import (
 )
 from ._outcome import Outcome
 from ._retry_after import RETRY_AFTER_CEILING, parse_retry_after, retry_after_from_headers
+from ._rules import Rule, RuleSet, add_rules, remove_rules
 from ._taxonomy import Class, Code, Meta, codes
 from .errors import (
     AgentToolError,
@@ -39,8 +40,11 @@ __all__ = [
     "IndeterminateToolError",
     "Meta",
     "Outcome",
+    "Rule",
+    "RuleSet",
     "SelfCorrectableToolError",
     "TransientToolError",
+    "add_rules",
     "classified_tool",
     "classify",
     "code_for_status",
@@ -51,6 +55,7 @@ __all__ = [
     "from_response",
     "from_status",
     "parse_retry_after",
+    "remove_rules",
     "retry_after_from_headers",
     "schema_invalid",
     "succeeded",

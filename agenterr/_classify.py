@@ -15,8 +15,8 @@ from typing import Any
 from ._headers import MAX_HEADERS, HeaderView
 from ._hints import hint_for, schema_hint, snippet, where
 from ._outcome import Outcome
-from ._refine import LONG_WAIT, REFINE_HEADERS, refine, server_clock
-from ._responses import as_status, response_parts
+from ._refine import REFINE_HEADERS, refine, status_rule
+from ._responses import as_status, response_host, response_parts
 from ._retry_after import (
     MS_HEADERS,
     RETRY_HEADERS,
@@ -24,6 +24,8 @@ from ._retry_after import (
     parse_retry_after,
     retry_after_from_headers,
 )
+from ._rules import Rules, RuleSet, layers
+from ._signals import LONG_WAIT, server_clock
 from ._taxonomy import Code
 
 __all__ = [
@@ -87,8 +89,17 @@ def succeeded(status: object) -> bool:
 
 
 def _status_outcome(
-    status: object, body: object, headers: object, now: Clock, error: BaseException | None
+    status: object,
+    body: object,
+    headers: object,
+    now: Clock,
+    error: BaseException | None,
+    *,
+    rules: tuple[RuleSet, ...] = (),
+    host: object = None,
 ) -> Outcome[None]:
+    """``rules`` are the user rule sets in force; ``host`` is the host the response came
+    from, or an object to read it from (a response) when a status rule needs it."""
     value = as_status(status)
     if value is not None and 200 <= value <= 299:
         return _OK
@@ -99,12 +110,20 @@ def _status_outcome(
     retry_after = None
     quota = False
     quote: str | None = None
-    if valid and (headers is not None or _has_body(body)):
-        # SPEC 11: headers and the error body may move the failure to another class.
+    if rules and valid:
+        if host is not None and not isinstance(host, str):
+            host = response_host(host)
+        override = status_rule(recorded, rules, host)
+        if override is not None:  # SPEC A.11: the user's row replaces the table's
+            code, quota = override.code, override.quota
+    if valid and (headers is not None or _has_body(body) or rules):
+        # SPEC Annex A: headers and the error body may move the failure to another class.
         view = HeaderView.of(headers, _VIEW_NAMES)
         clock = server_clock(view, now) if view.get("date") is not None else now
         family = retry_after_from_headers(view, now=clock) if headers is not None else None
-        refined = refine(recorded, code, body, view, retry_after=family, now=now)
+        refined = refine(
+            recorded, code, body, view, retry_after=family, now=now, layers=rules, quota=quota
+        )
         code, retry_after, quota, quote = (
             refined.code,
             refined.retry_after,
@@ -196,60 +215,76 @@ _BY_HEADER: dict[tuple[int, str, str], Outcome[None]] = {}
 
 
 def from_status(
-    status: object, body: object = "", *, headers: object = None, now: Clock = None
+    status: object,
+    body: object = "",
+    *,
+    headers: object = None,
+    now: Clock = None,
+    rules: Rules = None,
 ) -> Outcome[None]:
     """Classify a tool call by its HTTP status.
 
     ``body`` (text, bytes, parsed JSON, or None) is quoted in the hint after cleaning;
     ``headers`` supply Retry-After for transient codes; ``now`` is the clock HTTP-date
-    Retry-After values are measured against. A 2xx status gives an ok Outcome.
+    Retry-After values are measured against; ``rules`` are user rules for this call (see
+    :class:`~agenterr.Rule`). A 2xx status gives an ok Outcome.
+
+    Never raises on its inputs; a malformed ``rules=`` raises ``TypeError``/``ValueError``.
     """
+    scopes = layers(rules)
     try:
-        return _from_status(status, body, headers, now)
+        return _from_status(status, body, headers, now, scopes)
     except Exception as exc:  # the last line of defence: never raise
         return _internal_failure(exc)
 
 
-def _from_status(status: object, body: object, headers: object, now: Clock) -> Outcome[None]:
-    # Identity and type checks only: a body's own __eq__ may raise (arrays, frames).
-    if (
-        headers is None
-        and (body is None or (type(body) is str and not body))
-        and (type(status) is int)
-    ):
-        cached = _PLAIN.get(status)
-        if cached is not None:
-            return cached
-    if (
-        type(headers) is dict
-        and type(status) is int
-        and 100 <= status <= 599
-        and (body is None or (type(body) is str and not body))
-    ):
-        fast = _fast_headers(status, headers)
-        if fast is not None:
-            return fast
-    return _status_outcome(status, body, headers, now, None)
+def _from_status(
+    status: object, body: object, headers: object, now: Clock, rules: tuple[RuleSet, ...] = ()
+) -> Outcome[None]:
+    if not rules:
+        # Identity and type checks only: a body's own __eq__ may raise (arrays, frames).
+        if (
+            headers is None
+            and (body is None or (type(body) is str and not body))
+            and (type(status) is int)
+        ):
+            cached = _PLAIN.get(status)
+            if cached is not None:
+                return cached
+        if (
+            type(headers) is dict
+            and type(status) is int
+            and 100 <= status <= 599
+            and (body is None or (type(body) is str and not body))
+        ):
+            fast = _fast_headers(status, headers)
+            if fast is not None:
+                return fast
+    return _status_outcome(status, body, headers, now, None, rules=rules)
 
 
-def from_response(response: object, *, now: Clock = None) -> Outcome[None]:
+def from_response(response: object, *, now: Clock = None, rules: Rules = None) -> Outcome[None]:
     """Classify a response object from httpx, httpx2, requests, aiohttp or urllib.
 
     Reads the status, the headers (case-insensitively) and at most a small prefix of a body
     that is already in memory or can be peeked without consuming it; never closes
-    anything. ``None`` or an object without a status gives ``UNKNOWN``.
+    anything. ``None`` or an object without a status gives ``UNKNOWN``. ``rules`` are user
+    rules for this call; a status rule for one host is matched against the response's URL.
     """
+    return response_outcome(response, now, layers(rules))
+
+
+def response_outcome(response: object, now: Clock, rules: tuple[RuleSet, ...]) -> Outcome[None]:
+    """:func:`from_response` with the user rule sets already in force."""
     try:
         parts = response_parts(response)
         if parts is None:
             return _status_outcome(None, "", None, now, None)
         status, headers, body = parts
-        return _status_outcome(status, body, headers, now, None)
+        return _status_outcome(status, body, headers, now, None, rules=rules, host=response)
     except Exception as exc:  # the last line of defence: never raise
         return _internal_failure(exc)
 
-
-# --- transport errors ---------------------------------------------------------------
 
 _MAX_CHAIN = 64
 """Exceptions visited in one chain (causes, contexts, reasons, group members)."""
@@ -368,7 +403,7 @@ def _chain(error: BaseException) -> Iterator[BaseException]:
 
 
 def _carried_response(
-    exc: BaseException, now: Clock, original: BaseException
+    exc: BaseException, now: Clock, original: BaseException, rules: tuple[RuleSet, ...] = ()
 ) -> Outcome[None] | None:
     """The outcome of the HTTP response an exception carries, if it carries a failed one.
 
@@ -382,7 +417,8 @@ def _carried_response(
     if parts is None:
         return None
     status, headers, body = parts
-    outcome = _status_outcome(status, body, headers, now, original)
+    source = response if response is not None else exc  # where a status rule finds the host
+    outcome = _status_outcome(status, body, headers, now, original, rules=rules, host=source)
     return None if outcome.ok else outcome
 
 
@@ -423,7 +459,7 @@ _TRANSPORT_HINTS = {
 }
 
 
-def from_error(error: object, *, now: Clock = None) -> Outcome[None]:
+def from_error(error: object, *, now: Clock = None, rules: Rules = None) -> Outcome[None]:
     """Classify an exception from a tool call's transport (no HTTP response, usually).
 
     ``None`` gives an ok Outcome. An :class:`~agenterr.AgentToolError` gives its own
@@ -431,17 +467,19 @@ def from_error(error: object, *, now: Clock = None) -> Outcome[None]:
     requests ``HTTPError``, urllib ``HTTPError``, SDK errors) is classified by that response.
     Otherwise the cause/context chain decides: a timeout anywhere gives ``TIMEOUT``, a
     client refusing a malformed request gives ``INVALID_REQUEST``, and anything else
-    ``UNAVAILABLE``. A non-exception gives ``UNKNOWN``.
+    ``UNAVAILABLE``. A non-exception gives ``UNKNOWN``. ``rules`` are user rules for this
+    call, applied to a carried response.
     """
     if error is None:
         return _OK
+    scopes = layers(rules)
     try:
-        return _from_error(error, now)
+        return _from_error(error, now, scopes)
     except Exception as exc:  # the last line of defence: never raise
         return _internal_failure(exc)
 
 
-def _from_error(error: object, now: Clock) -> Outcome[None]:
+def _from_error(error: object, now: Clock, rules: tuple[RuleSet, ...] = ()) -> Outcome[None]:
     if not isinstance(error, Exception):
         # Not an exception at all, or a BaseException that is a control signal
         # (cancellation, KeyboardInterrupt, SystemExit), not a failed call: never retryable.
@@ -454,7 +492,7 @@ def _from_error(error: object, now: Clock) -> Outcome[None]:
             carried_outcome = _attr(exc, "outcome")
             if isinstance(carried_outcome, Outcome) and carried_outcome.failed:
                 return carried_outcome
-        carried = _carried_response(exc, now, error)
+        carried = _carried_response(exc, now, error, rules)
         if carried is not None:
             return carried
         kind = _kind_of_type(type(exc))
@@ -480,11 +518,12 @@ def classify(
     *,
     headers: object = None,
     now: Clock = None,
+    rules: Rules = None,
 ) -> Outcome[None]:
     """The combined entry point: a non-None ``error`` wins; otherwise status and body decide."""
     if error is not None:
-        return from_error(error, now=now)
-    return from_status(status, body, headers=headers, now=now)
+        return from_error(error, now=now, rules=rules)
+    return from_status(status, body, headers=headers, now=now, rules=rules)
 
 
 def schema_invalid(*problems: object) -> Outcome[None]:

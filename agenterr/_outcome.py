@@ -154,29 +154,38 @@ class Outcome(Generic[T_co]):
         ok = data.get("ok")
         if not isinstance(ok, bool):
             raise ValueError("ok: required and must be a boolean")
-        # null stands for an absent optional field, as omitempty writers may emit it.
-        present = {k: v for k, v in data.items() if v is not None}
+
+        # null stands for an absent optional field, as omitempty writers may emit it. Only
+        # the known keys are looked up: reading a huge object costs what a small one does.
+        def get(key: str) -> Any:
+            return data.get(key)
+
         if ok:
             for key in ("code", "class", "llm_hint", "retry_after_seconds", "status"):
-                if key in present and not _is_empty(present[key]):
+                value = get(key)
+                if value is not None and not _is_empty(value):
                     raise ValueError(f"{key}: must be absent when ok is true")
-            if present.get("retryable", False) is not False:
+            retryable = get("retryable")
+            if retryable is not None and retryable is not False:
                 raise ValueError("retryable: must be false when ok is true")
             return cls()
-        raw_code = present.get("code")
+        raw_code = get("code")
         if type(raw_code) is not str or raw_code not in Code.__members__:
             raise ValueError(f"code: {raw_code!r} is not one of {', '.join(Code)}")
         code = Code(raw_code)
-        if "class" in present and (
-            type(present["class"]) is not str or present["class"] != code.class_.value
+        given_class = get("class")
+        if given_class is not None and (
+            type(given_class) is not str or given_class != code.class_.value
         ):
-            raise ValueError(f"class: {present['class']!r} does not match code {code.value}")
-        if "retryable" in present and present["retryable"] is not code.retryable:
+            raise ValueError(f"class: {given_class!r} does not match code {code.value}")
+        retryable = get("retryable")
+        if retryable is not None and retryable is not code.retryable:
             raise ValueError(f"retryable: must be {str(code.retryable).lower()} for {code.value}")
-        hint = present.get("llm_hint", "")
+        hint = get("llm_hint")
+        hint = "" if hint is None else hint
         if type(hint) is not str:
             raise ValueError("llm_hint: must be a string")
-        seconds = present.get("retry_after_seconds")
+        seconds = get("retry_after_seconds")
         if seconds is not None and (
             type(seconds) is not int or not 0 <= seconds <= int(RETRY_AFTER_CEILING)
         ):
@@ -185,7 +194,8 @@ class Outcome(Generic[T_co]):
             )
         if seconds is not None and not code.retryable:
             raise ValueError(f"retry_after_seconds: not allowed for {code.value}")
-        status = present.get("status", 0)
+        status = get("status")
+        status = 0 if status is None else status
         if type(status) is not int or not (
             status == 0 or 100 <= status <= 199 or 300 <= status <= 599
         ):

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 from ._hints import SCAN_WINDOW
 
-__all__ = ["READ_CAP", "as_status", "response_parts"]
+__all__ = ["READ_CAP", "as_status", "response_host", "response_parts"]
 
 READ_CAP = SCAN_WINDOW
 """Most bytes read from a body that is not yet in memory."""
@@ -148,3 +149,29 @@ def response_parts(obj: object, *, exception: bool = False) -> Parts | None:
     if number is not None and 200 <= number <= 299:
         return status, None, None  # success: nothing to read (peeking could wait on a stream)
     return status, _attr(obj, "headers"), _in_memory_body(obj)
+
+
+_MAX_URL = 2048
+
+
+def response_host(obj: object) -> str | None:
+    """The lower-case host of the URL a response (or an exception carrying one) answered,
+    or ``None``: httpx/httpx2 ``url`` or ``request.url``, requests' ``url`` string,
+    aiohttp's yarl ``url``, urllib's ``url``. Never raises."""
+    try:
+        url = _attr(obj, "url")
+        if url is None:
+            request = _attr(obj, "request")
+            url = _attr(request, "url") if request is not None else None
+        if url is None:
+            return None
+        host = _attr(url, "host")
+        if isinstance(host, str) and host:
+            return host.lower()
+        if isinstance(url, bytes):
+            url = url.decode("ascii", "replace")
+        if not isinstance(url, str):
+            return None
+        return urlsplit(url[:_MAX_URL]).hostname
+    except Exception:
+        return None

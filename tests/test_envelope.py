@@ -32,17 +32,22 @@ from agenterr import (
     classified_tool,
 )
 from agenterr._classify import code_for_status
-from agenterr._envelope import (
-    ENVELOPE_IDENTIFIERS,
-    JSONRPC_CODES,
-    PHRASES,
-    REASON_PHRASES,
-    RELAY_CAP,
-    Rule,
-    from_envelope,
-)
+from agenterr._envelope import RELAY_CAP, from_envelope
 from agenterr._hints import SCAN_WINDOW, SNIPPET_CAP, TRUNCATED, hint_for, snippet
-from agenterr._refine import GRPC_NAMES, IDENTIFIERS, PARSE_LIMIT, normalise
+from agenterr._rules import (
+    GRPC_NAMES,
+    INDEX,
+    JSONRPC_CODES,
+    REASON_PHRASES,
+    CodeRule,
+    Rule,
+    normalise,
+)
+from agenterr._signals import PARSE_LIMIT
+
+ENVELOPE_IDENTIFIERS = INDEX.envelope_identifiers
+IDENTIFIERS = INDEX.identifiers
+PHRASES = [(str(rule.key), rule) for rule in INDEX.envelope_phrases]
 
 from . import strategies as s
 
@@ -96,7 +101,7 @@ def test_corpus_2xx_entries_get_their_documented_class(entry: dict[str, Any]) ->
 # --- the tables ----------------------------------------------------------------------------
 
 
-def _rules() -> list[Rule]:
+def _rules() -> list[Rule | CodeRule]:
     return [
         *JSONRPC_CODES.values(),
         *ENVELOPE_IDENTIFIERS.values(),

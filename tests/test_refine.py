@@ -18,14 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agenterr import Class, Code, from_error, from_response, from_status
-from agenterr._refine import (
-    GRPC_NAMES,
-    IDENTIFIERS,
-    PARSE_LIMIT,
-    code_for_identifier,
-    normalise,
-    read_signals,
-)
+from agenterr._rules import BUILTIN, GRPC_NAMES, INDEX, code_for_identifier, normalise
+from agenterr._signals import PARSE_LIMIT, read_signals
 
 THROTTLING = {"__type": "com.amazonaws.dynamodb.v20120810#ThrottlingException", "message": "x"}
 QUOTA = {"error": {"message": "quota", "type": "insufficient_quota", "code": "insufficient_quota"}}
@@ -33,14 +27,12 @@ QUOTA = {"error": {"message": "quota", "type": "insufficient_quota", "code": "in
 
 def test_identifier_table_has_one_group_per_identifier() -> None:
     """No identifier is listed in two groups (the table would depend on listing order)."""
-    from agenterr._refine import _BY_GROUP
-
-    seen: dict[str, str] = {}
-    for group, names in _BY_GROUP.items():
-        for name in names:
-            key = normalise(name)
-            assert seen.setdefault(key, group.anchor) == group.anchor, name
-    assert len(IDENTIFIERS) == len(seen)
+    seen: dict[str, tuple[Code, bool]] = {}
+    for rule in BUILTIN:
+        if rule.kind == "identifier" and rule.scope == "any":
+            key = normalise(str(rule.match))
+            assert seen.setdefault(key, (rule.code, rule.quota)) == (rule.code, rule.quota), rule
+    assert len(INDEX.identifiers) == len(seen)
 
 
 @pytest.mark.parametrize(

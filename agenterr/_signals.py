@@ -1,0 +1,663 @@
+"""The signal engine: what an error body or an envelope says, and which reading wins.
+
+Both HTTP error bodies (SPEC Annex A) and errors inside 2xx replies (Annex B) are read here:
+the bounded JSON/XML reading of a body into :class:`Signals`, the lookup of identifiers,
+phrases and fields in the rule tables (built-in and user, :mod:`agenterr._rules`), the
+ranking of competing readings by precedence, quota periods, and the delays a body or the
+rate-limit headers give. ``_refine`` adds only what an HTTP status changes; ``_envelope`` only
+recognises shapes. Nothing here raises on its inputs.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import re
+from collections.abc import Iterable, Iterator
+from typing import Any, NamedTuple
+
+from ._headers import HeaderView
+from ._hints import SCAN_WINDOW
+from ._hints import SPACE as _BLANK
+from ._retry_after import (
+    RETRY_AFTER_CEILING,
+    Clock,
+    _now_seconds,
+    http_date_epoch,
+    parse_retry_after,
+    retry_after_from_headers,
+)
+from ._rules import ANCHORS, INDEX, RuleSet, normalise, rank
+from ._rules import Rule as _Rule
+from ._taxonomy import Code
+
+__all__ = [
+    "LONG_WAIT",
+    "PARSE_LIMIT",
+    "Signals",
+    "Verdict",
+    "body_text",
+    "delay_after",
+    "document_verdict",
+    "field_verdict",
+    "header_delay",
+    "http_verdict",
+    "identifiers_verdict",
+    "long_wait",
+    "lookup",
+    "parse_json",
+    "phrase_verdict",
+    "read_signals",
+    "server_clock",
+]
+
+PARSE_LIMIT = 32_768
+"""Longest body (characters of text, bytes of bytes) parsed for signals; longer ones only
+have their first PARSE_LIMIT units scanned for an XML ``<Code>`` or event-stream frames.
+Error bodies are small, and a JSON document cut short does not parse anyway, so cost stays
+O(1) in body size."""
+
+LONG_WAIT = 3600.0
+"""A rate limit that asks for a longer wait than this is a quota, not a hiccup (SPEC A.7)."""
+
+MAX_ITEMS = 16
+"""Members of any JSON array looked at (``errors[]``, ``details[]``, violations, batches)."""
+MAX_IDENTIFIERS = 4 * MAX_ITEMS
+_MAX_IDENTIFIER = 128
+_MAX_MESSAGES = 8
+_MAX_MESSAGE = 2048
+_JSON_SPACE = " \t\n\r"
+"""JSON's white space (RFC 8259): the only characters skipped before a document."""
+
+
+# --- reading a body ----------------------------------------------------------------------
+
+
+def body_text(body: object) -> tuple[str, bool] | None:
+    """A text or bytes body's first PARSE_LIMIT units as text, without a leading byte-order
+    mark, and whether that is the whole body; None for other bodies."""
+    if isinstance(body, str):
+        whole = len(body) <= PARSE_LIMIT
+        text = body if whole else body[:PARSE_LIMIT]
+    elif isinstance(body, (bytes, bytearray, memoryview)):
+        try:
+            whole = len(body) <= PARSE_LIMIT
+            data = bytes(body[:PARSE_LIMIT])
+        except Exception:
+            return None  # a released buffer
+        text = data.decode("utf-8", "replace")
+    else:
+        return None
+    return text.removeprefix("\ufeff"), whole  # RFC 8259 lets parsers ignore a BOM
+
+
+def json_start(text: str) -> str:
+    """The first character of ``text`` after JSON white space ("" when none)."""
+    return text.lstrip(_JSON_SPACE)[:1]
+
+
+class Signals(NamedTuple):
+    """What a body says, read once (SPEC A.2)."""
+
+    identifiers: tuple[str, ...] = ()
+    generic: tuple[str, ...] = ()  # Google's canonical error.status: consulted last
+    messages: tuple[str, ...] = ()
+    quota_names: tuple[str, ...] | None = None  # None: the body states no quota facts
+    retry_delay: float | None = None  # Google RetryInfo.retryDelay, in seconds
+    problem: str | None = None  # RFC 9457 title/detail text to quote
+    document: dict[str, Any] | None = None  # the object read, for field rules
+
+
+NO_SIGNALS = Signals()
+_XML_CODE = re.compile(r"<Code>[ \t\n\r]*([^< \t\n\r]{1,128})[ \t\n\r]*</Code>")
+_XML_MESSAGE = re.compile(r"<Message>([^<]{0,2048})</Message>")
+_DURATION = re.compile(r"([0-9]{1,12}(?:\.[0-9]{1,9})?)s\Z")
+
+
+def read_signals(body: object, problem_json: bool = False) -> Signals:
+    """The signals a body carries; parsed JSON (dict/list) is read as is. Never raises."""
+    try:
+        if isinstance(body, (dict, list)):
+            return _from_document(body, problem_json)
+        prefix = body_text(body)
+        if prefix is None:
+            return NO_SIGNALS
+        text, whole = prefix
+        start = json_start(text)
+        if start in ("{", "[") and whole:
+            document = parse_json(text)
+            if document is None:
+                return NO_SIGNALS
+            return _from_document(document, problem_json)
+        if start == "<":
+            return _from_xml(text)
+        return NO_SIGNALS
+    except Exception:
+        return NO_SIGNALS
+
+
+def _not_json(constant: str) -> Any:
+    raise ValueError(f"{constant} is not JSON (RFC 8259)")
+
+
+def _json_int(digits: str) -> int | float:
+    # Python refuses int() of more than 4,300 digits; such a number is still valid JSON, and
+    # no rule reads it as an integer (identifiers are strings, codes are small).
+    return int(digits) if len(digits) <= 20 else float(digits)
+
+
+_DECODER = json.JSONDecoder(parse_constant=_not_json, parse_int=_json_int)
+"""Built once: ``json.loads`` with hooks builds a decoder on every call."""
+
+
+def parse_json(text: str) -> object:
+    """RFC 8259 JSON (no NaN or Infinity), or None when ``text`` does not parse."""
+    try:
+        return _DECODER.decode(text)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _from_xml(text: str) -> Signals:
+    code = _XML_CODE.search(text)
+    if code is None:
+        return NO_SIGNALS
+    message = _XML_MESSAGE.search(text)
+    return Signals(identifiers=(code[1],), messages=(message[1],) if message else ())
+
+
+def items(value: object) -> Iterator[dict[str, Any]]:
+    """The objects among the first MAX_ITEMS members of a JSON array."""
+    if isinstance(value, list):
+        for item in value[:MAX_ITEMS]:
+            if isinstance(item, dict):
+                yield item
+
+
+class _Reader:
+    __slots__ = ("generic", "identifiers", "messages", "quota_names", "retry_delay")
+
+    def __init__(self) -> None:
+        self.identifiers: list[str] = []
+        self.generic: list[str] = []
+        self.messages: list[str] = []
+        self.quota_names: list[str] | None = None
+        self.retry_delay: float | None = None
+
+    def identifier(self, value: object, namespaced: bool = False) -> None:
+        if isinstance(value, str) and len(self.identifiers) < MAX_IDENTIFIERS:
+            value = value[:PARSE_LIMIT]  # a parsed body's strings cost what a text body's do
+            if namespaced:  # "com.amazonaws.dynamodb.v20120810#ThrottlingException"
+                value = value.rpartition("#")[2].partition(":")[0]
+            if value:  # an empty one, as given or once reduced, is skipped and not counted
+                self.identifiers.append(value[:_MAX_IDENTIFIER])
+
+    def message(self, value: object) -> None:
+        if isinstance(value, str) and value and len(self.messages) < _MAX_MESSAGES:
+            self.messages.append(value[:_MAX_MESSAGE])
+
+    def error_object(self, error: dict[str, Any]) -> None:
+        """``error: {...}`` of OpenAI, Anthropic, Google, Azure, Stripe, Microsoft Graph."""
+        for key in ("code", "type", "reason"):
+            self.identifier(error.get(key))
+        status = error.get("status")  # a gRPC canonical code: the reasons below are sharper
+        if isinstance(status, str) and status:
+            self.generic.append(status[:_MAX_IDENTIFIER])
+        self.message(error.get("message"))
+        for key in ("innerError", "innererror"):  # Microsoft Graph, Azure
+            inner = error.get(key)
+            if isinstance(inner, dict):
+                self.identifier(inner.get("code"))
+        for item in items(error.get("errors")):  # Google API "errors[].reason"
+            self.identifier(item.get("reason"))
+            self.identifier(item.get("code"))
+        for item in items(error.get("details")):
+            self.google_detail(item)
+        tag = error.get(".tag")  # Dropbox unions: {".tag": "path", "path": {".tag": …}}
+        if isinstance(tag, str) and tag:
+            self.identifier(tag)
+            nested = error.get(tag)
+            if isinstance(nested, dict):
+                self.identifier(nested.get(".tag"))
+
+    def google_detail(self, detail: dict[str, Any]) -> None:
+        kind = detail.get("@type")
+        if not isinstance(kind, str) or not kind:
+            return
+        kind = kind.rpartition(".")[2]
+        if kind == "RetryInfo":
+            if self.retry_delay is None:  # the first one that parses
+                self.retry_delay = _duration(detail.get("retryDelay"))
+        elif kind == "ErrorInfo":
+            self.identifier(detail.get("reason"))
+            metadata = detail.get("metadata")
+            if isinstance(metadata, dict):
+                for key in ("quota_metric", "quota_limit", "quota_id"):
+                    if key in metadata:
+                        self.quota(metadata[key])
+        elif kind == "QuotaFailure":
+            self.quota(None)
+            for violation in items(detail.get("violations")):
+                for key in ("quotaId", "quotaMetric", "subject", "description"):
+                    self.quota(violation.get(key))
+        elif "reason" in detail:
+            self.identifier(detail.get("reason"))
+
+    def quota(self, value: object) -> None:
+        if self.quota_names is None:
+            self.quota_names = []
+        if isinstance(value, str) and value and len(self.quota_names) < MAX_IDENTIFIERS:
+            self.quota_names.append(value[:_MAX_MESSAGE])
+
+
+def _duration(value: object) -> float | None:
+    """A google.protobuf.Duration in its JSON form ("1.5s") or as {seconds, nanos}."""
+    seconds: float | None = None
+    if isinstance(value, str):
+        match = _DURATION.match(value)
+        seconds = float(match[1]) if match else None
+    elif isinstance(value, dict):
+        whole, nanos = value.get("seconds", 0), value.get("nanos", 0)
+        if isinstance(whole, str) and whole.isascii() and whole.isdigit() and len(whole) <= 12:
+            whole = int(whole)
+        if type(whole) is int and type(nanos) is int and 0 <= whole <= 10**12:
+            try:
+                seconds = whole + nanos / 1e9
+            except OverflowError:  # a non-finite result: does not parse (SPEC A.8)
+                return None
+    if seconds is None or not math.isfinite(seconds) or seconds < 0:
+        return None
+    return min(seconds, RETRY_AFTER_CEILING)
+
+
+def _from_document(document: object, problem_json: bool) -> Signals:
+    if isinstance(document, list):  # a batch or a bare error list: its first error object
+        document = next(iter(items(document)), None)
+    if not isinstance(document, dict):
+        return NO_SIGNALS
+    reader = _Reader()
+    error = document.get("error")
+    if isinstance(error, dict):
+        reader.error_object(error)
+    elif isinstance(error, str):  # Slack {"ok": false, "error": "rate_limited"}
+        reader.identifier(error)
+    inner = document.get("Error")  # AWS query JSON {"Error": {"Code": …, "Message": …}}
+    if isinstance(inner, dict):
+        reader.identifier(inner.get("Code"))
+        reader.message(inner.get("Message"))
+    reader.identifier(document.get("__type"), namespaced=True)
+    for key in ("code", "errorType", "reason", "type"):
+        reader.identifier(document.get(key))
+    for key in ("message", "Message", "detail", "title"):
+        reader.message(document.get(key))
+    for item in items(document.get("errors")):  # GraphQL, Cloudflare, Shopify REST
+        extensions = item.get("extensions")
+        if isinstance(extensions, dict):
+            reader.identifier(extensions.get("code"))
+        reader.identifier(item.get("code"))
+        reader.identifier(item.get("type"))
+        reader.message(item.get("message"))
+    summary = document.get("error_summary")  # Dropbox "path/insufficient_space/.."
+    if isinstance(summary, str):
+        for part in summary[:PARSE_LIMIT].split("/", 4)[:4]:
+            reader.identifier(part)
+    return Signals(
+        tuple(reader.identifiers),
+        tuple(reader.generic),
+        tuple(reader.messages),
+        None if reader.quota_names is None else tuple(reader.quota_names),
+        reader.retry_delay,
+        _problem_text(document) if problem_json else None,
+        document,
+    )
+
+
+def _non_blank(value: object) -> bool:
+    """A string with a character outside the whitespace that cleaning folds (SPEC 7.3)."""
+    return isinstance(value, str) and bool(_BLANK.sub("", value[:PARSE_LIMIT]))
+
+
+def _first(item: dict[str, Any], keys: tuple[str, ...], test: Any) -> str | None:
+    for key in keys:
+        value = item.get(key)
+        if isinstance(value, str) and test(value):
+            return value[:PARSE_LIMIT]
+    return None
+
+
+def _problem_text(document: dict[str, Any]) -> str | None:
+    """RFC 9457: "title: detail", then the invalid parameters, as one sentence to quote."""
+    parts = [
+        value[:PARSE_LIMIT]
+        for value in (document.get("title"), document.get("detail"))
+        if isinstance(value, str) and _non_blank(value)
+    ]
+    text = ": ".join(parts)
+    params: list[str] = []
+    for key in ("invalid-params", "invalid_params", "errors"):
+        for item in items(document.get(key)):
+            reason = _first(item, ("reason", "detail", "message"), _non_blank)
+            if reason is None:
+                continue
+            name = _first(item, ("name", "pointer", "field"), bool)
+            params.append(f"{name}: {reason}" if name is not None else reason)
+    if params:
+        text = f"{text} ({'; '.join(params)})" if text else "; ".join(params)
+    return text or None
+
+
+# --- deciding ----------------------------------------------------------------------------
+
+
+class Verdict(NamedTuple):
+    """The reading that won: its code, the quota wording, and the identifier, phrase or
+    field that decided, as written."""
+
+    code: Code
+    quota: bool
+    shown: str | None = None
+
+    @property
+    def anchor(self) -> str:
+        """The SPEC anchor of the reading's rule group."""
+        return ANCHORS[(self.code, self.quota)]
+
+
+_NORMALISED: dict[str, str] = {}
+
+
+def _key(identifier: str) -> str:
+    # Identifiers repeat endlessly across calls (the same few dozen per provider).
+    key = _NORMALISED.get(identifier)
+    if key is None:
+        key = normalise(identifier)
+        if len(_NORMALISED) < 4096:
+            _NORMALISED[identifier] = key
+    return key
+
+
+def lookup(identifier: object, layers: tuple[RuleSet, ...], *, envelope: bool) -> _Rule | None:
+    """The rule an identifier names: the user scopes nearest first, then SPEC A.3, then (in
+    envelopes) SPEC B.2; None for an unknown one."""
+    if not isinstance(identifier, str):
+        return None
+    key = _key(identifier)
+    for layer in layers:
+        rule = layer.identifiers.get(key)
+        if rule is not None:
+            return rule
+    rule = INDEX.identifiers.get(key)
+    if rule is None and envelope:
+        rule = INDEX.envelope_identifiers.get(key)
+    return rule
+
+
+def _verdict(rule: _Rule, shown: str | None = None) -> Verdict:
+    return Verdict(rule.code, rule.quota, shown)
+
+
+def _better(candidate: Verdict | None, best: Verdict | None) -> Verdict | None:
+    if candidate is None:
+        return best
+    if best is None or rank(candidate.code, candidate.quota) < rank(best.code, best.quota):
+        return candidate
+    return best
+
+
+def identifiers_verdict(
+    identifiers: Iterable[object], layers: tuple[RuleSet, ...], *, envelope: bool
+) -> Verdict | None:
+    """The best-ranked known identifier (ties: the first in reading order); at most 64."""
+    best: Verdict | None = None
+    for identifier in itertools.islice(identifiers, MAX_IDENTIFIERS):
+        rule = lookup(identifier, layers, envelope=envelope)
+        if rule is not None:
+            assert isinstance(identifier, str)
+            best = _better(_verdict(rule, identifier), best)
+    return best
+
+
+def document_verdict(signals: Signals, layers: tuple[RuleSet, ...]) -> Verdict | None:
+    """An envelope's reading of a body (SPEC B.2): its identifiers and user rules decide, and
+    only when none is known, its generic identifiers (Google's canonical ``error.status``)."""
+    best = _user_evidence(signals, signals.messages, layers)
+    best = _better(identifiers_verdict(signals.identifiers, layers, envelope=True), best)
+    if best is None:
+        best = identifiers_verdict(signals.generic, layers, envelope=True)
+    return best
+
+
+def _user_evidence(
+    signals: Signals, texts: Iterable[str], layers: tuple[RuleSet, ...]
+) -> Verdict | None:
+    """What the user's phrase and field rules say of a body: structured evidence."""
+    if not layers:
+        return None
+    best = field_verdict(signals.document, layers)
+    for layer in layers:
+        best = _better(_user_phrases(layer, texts), best)
+    return best
+
+
+def _user_phrases(layer: RuleSet, texts: Iterable[str]) -> Verdict | None:
+    if not layer.phrases:
+        return None
+    lowered = _lowered(texts)
+    best: Verdict | None = None
+    for rule in layer.phrases:
+        if any(str(rule.key) in text for text in lowered):
+            best = _better(Verdict(rule.code, rule.quota, str(rule.match)), best)
+    return best
+
+
+def field_verdict(document: object, layers: tuple[RuleSet, ...]) -> Verdict | None:
+    """The best user field rule that matches a JSON object (SPEC A.11)."""
+    if not isinstance(document, dict):
+        return None
+    best: Verdict | None = None
+    for layer in layers:
+        for rule in layer.fields:
+            if _field_matches(document, str(rule.key), rule.value):
+                best = _better(Verdict(rule.code, rule.quota, str(rule.key)), best)
+    return best
+
+
+def _field_matches(document: dict[str, Any], path: str, expected: object) -> bool:
+    value: object = document
+    for step in path.split("."):
+        if not isinstance(value, dict):
+            return False
+        value = value.get(step)
+    if isinstance(expected, str):
+        return isinstance(value, str) and _key(value[:_MAX_IDENTIFIER]) == normalise(expected)
+    if isinstance(expected, bool) or isinstance(value, bool):
+        return value is expected
+    return type(value) is int and value == expected
+
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+"""Only A-Z are lowered, so that every port finds the same phrases (Unicode case mappings
+differ between languages, and some map non-ASCII letters to ASCII ones)."""
+
+
+def _lowered(texts: Iterable[object]) -> list[str]:
+    return [t[:SCAN_WINDOW].translate(_ASCII_LOWER) for t in texts if isinstance(t, str) and t]
+
+
+def _contains(texts: list[str], phrases: tuple[_Rule, ...]) -> bool:
+    return any(str(rule.key) in text for rule in phrases for text in texts)
+
+
+def phrase_verdict(texts: Iterable[object], layers: tuple[RuleSet, ...]) -> Verdict | None:
+    """Envelope phrases (SPEC B.2): user phrases, nearest scope first, then the first row of
+    the built-in table found in any text."""
+    lowered = _lowered(texts)
+    if not lowered:
+        return None
+    for layer in layers:
+        found = _user_phrases(layer, lowered)
+        if found is not None:
+            return found
+    for rule in INDEX.envelope_phrases:
+        if any(str(rule.key) in text for text in lowered):
+            return Verdict(rule.code, rule.quota)
+    return None
+
+
+# Quota names (Google QuotaFailure, ErrorInfo metadata) tell a rate from an allowance.
+_LONG_PERIOD = ("perday", "daily", "permonth", "monthly", "peryear")
+_SHORT_PERIOD = ("persecond", "perminute", "per100seconds", "perhour")
+_QUOTA = Verdict(Code.UNAUTHORIZED, True)
+_THROTTLED = Verdict(Code.RATE_LIMITED, False)
+_PHRASE_STATUSES = frozenset({400, 402, 403, 429})
+_RATE_PHRASE_STATUSES = frozenset({400, 403})
+_NOT_ALNUM = re.compile("[^A-Za-z0-9]+")
+_QUOTA_PHRASES = tuple(r for r in INDEX.http_phrases if r.quota)
+_RATE_PHRASES = tuple(r for r in INDEX.http_phrases if r.code is Code.RATE_LIMITED)
+
+
+def quota_period(names: tuple[str, ...], has_retry_info: bool) -> Verdict:
+    """SPEC A.5: a quota that resets within the hour is a rate limit; others need a human."""
+    squeezed = tuple(_NOT_ALNUM.sub("", name).lower() for name in names)  # not cut at 128
+    if any(p in name for name in squeezed for p in _LONG_PERIOD):
+        return _QUOTA
+    if has_retry_info or any(p in name for name in squeezed for p in _SHORT_PERIOD):
+        return _THROTTLED
+    return _QUOTA  # an allowance (VMs per project, free tier): someone must raise it
+
+
+def http_verdict(
+    status: int,
+    signals: Signals,
+    header_identifier: str | None,
+    retry_after: float | None,
+    layers: tuple[RuleSet, ...],
+    *,
+    plain_text: str | None = None,
+) -> Verdict | None:
+    """The reading of a failed response's body and identifier header (SPEC A.3–A.5, A.11).
+
+    ``plain_text`` is a body without JSON or XML structure: only user phrases read it.
+    """
+    texts: tuple[str, ...] = signals.messages or ((plain_text,) if plain_text else ())
+    best = _user_evidence(signals, texts, layers)
+    best = _better(identifiers_verdict(signals.identifiers, layers, envelope=False), best)
+    if header_identifier is not None:
+        rule = lookup(header_identifier, layers, envelope=False)
+        if rule is not None:
+            best = _better(_verdict(rule, header_identifier), best)
+    if signals.quota_names is not None:
+        best = _better(quota_period(signals.quota_names, signals.retry_delay is not None), best)
+    # Phrases (SPEC A.4) are weaker than structure. A quota phrase may only sharpen a rate
+    # limit (Anthropic's spend limits arrive as rate_limit_error) and yields to quota facts,
+    # RetryInfo and a server that says to come back within the hour; a rate phrase counts
+    # only when nothing else spoke (a ValidationException about a throttle setting).
+    if (
+        (best is None or best.code is Code.RATE_LIMITED)
+        and signals.quota_names is None
+        and signals.retry_delay is None
+        and (retry_after is None or retry_after > LONG_WAIT)
+        and status in _PHRASE_STATUSES
+        and signals.messages
+        and _contains(_lowered(signals.messages), _QUOTA_PHRASES)
+    ):
+        best = _better(_QUOTA, best)
+    if (
+        best is None
+        and status in _RATE_PHRASE_STATUSES
+        and signals.messages
+        and not _generic_invalid(signals.generic, layers)
+        and _contains(_lowered(signals.messages), _RATE_PHRASES)
+    ):
+        best = _THROTTLED
+    if best is None:
+        best = identifiers_verdict(signals.generic, layers, envelope=False)
+    return best
+
+
+def _generic_invalid(generic: tuple[str, ...], layers: tuple[RuleSet, ...]) -> bool:
+    for identifier in generic:
+        rule = lookup(identifier, layers, envelope=False)
+        if rule is not None and rule.code is Code.INVALID_REQUEST:
+            return True
+    return False
+
+
+# --- delays ------------------------------------------------------------------------------
+
+_DATE = "date"
+_RATELIMIT_RESET = re.compile(r"(?:^|[;, \t])(?:reset|t)=([^;, \t]*)")
+_EPOCH_FLOOR = 1_000_000_000
+"""An X-RateLimit-Reset at or above this (September 2001) is a Unix time, below it a delay."""
+_NUMBER = re.compile(r"[0-9]{1,20}(?:\.[0-9]{1,9})?\Z")
+
+
+def header_delay(view: HeaderView, now: Clock) -> float | None:
+    """The Retry-After family (SPEC 5), an HTTP-date measured by the response's Date
+    (SPEC A.8, step 1)."""
+    clock = server_clock(view, now) if view.get(_DATE) is not None else now
+    return retry_after_from_headers(view, now=clock)
+
+
+def long_wait(code: Code, quota: bool, delay: float | None) -> tuple[Code, bool, float | None]:
+    """SPEC A.7: a rate limit asking for a wait longer than LONG_WAIT is a quota."""
+    if code is Code.RATE_LIMITED and delay is not None and delay > LONG_WAIT:
+        return Code.UNAUTHORIZED, True, None
+    return code, quota, delay
+
+
+def server_clock(view: HeaderView, now: Clock) -> float:
+    """The server's clock when it stated a time: its Date header, else ``now``."""
+    date = view.get(_DATE)
+    if date is not None:
+        epoch = http_date_epoch(date.strip(" \t"), _now_seconds(now))
+        if epoch is not None:
+            return epoch
+    try:
+        return _now_seconds(now)
+    except Exception:
+        return math.nan  # an unusable clock: no time-of-day delay can be measured
+
+
+def delay_after(
+    view: HeaderView, retry_delay: float | None, now: Clock, *, rate_limited: bool
+) -> float | None:
+    """The delay from the sources after the Retry-After family (SPEC A.8); first wins.
+
+    A rate-limit window's reset is the delay of a rate limit only: GitHub and others send
+    it on every response, and a 502 is not fixed by waiting for the window.
+    """
+    raw = view.get("x-amz-retry-after")
+    if raw is not None:
+        seconds = parse_retry_after(raw, milliseconds=True)
+        if seconds is not None:
+            return seconds
+    if retry_delay is not None:
+        return retry_delay
+    if not rate_limited:
+        return None
+    for name in ("ratelimit-reset", "x-ratelimit-reset-after", "ratelimit", "x-ratelimit-reset"):
+        raw = view.get(name)
+        if raw is None:
+            continue
+        if name == "ratelimit":
+            match = _RATELIMIT_RESET.search(raw)
+            raw = match[1] if match else ""
+        seconds = _reset(raw, view, now)
+        if seconds is not None:
+            return seconds
+    return None
+
+
+def _reset(raw: str, view: HeaderView, now: Clock) -> float | None:
+    """A window reset: a delay in seconds, or a Unix time when at or above _EPOCH_FLOOR."""
+    text = raw.strip(" \t")
+    if not _NUMBER.match(text):
+        return None
+    value = float(text)
+    if int(text.partition(".")[0]) >= _EPOCH_FLOOR:
+        value -= server_clock(view, now)
+    if not math.isfinite(value):
+        return None
+    return max(0.0, min(value, RETRY_AFTER_CEILING))
