@@ -45,11 +45,11 @@ from agenterr._rules import (
 )
 from agenterr._signals import PARSE_LIMIT
 
+from . import strategies as s
+
 ENVELOPE_IDENTIFIERS = INDEX.envelope_identifiers
 IDENTIFIERS = INDEX.identifiers
 PHRASES = [(str(rule.key), rule) for rule in INDEX.envelope_phrases]
-
-from . import strategies as s
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -60,7 +60,9 @@ def _no_process_rules() -> Iterator[None]:
         (lambda: add_rules(WARMING, Rule.phrase("WARMING UP", "TIMEOUT")), ValueError, "two"),
     ],
 )
-def test_a_malformed_rule_fails_at_definition(build: Any, error: type[Exception], words: str) -> None:
+def test_a_malformed_rule_fails_at_definition(
+    build: Any, error: type[Exception], words: str
+) -> None:
     with pytest.raises(error, match=words):
         build()
 
@@ -93,7 +95,8 @@ def test_builtin_rules_cite_their_source() -> None:
 
 
 def test_identifier_index_is_the_builtin_rows() -> None:
-    names = {normalise(str(r.match)) for r in BUILTIN if r.kind == "identifier" and r.scope == "any"}
+    rows = [r for r in BUILTIN if r.kind == "identifier" and r.scope == "any"]
+    names = {normalise(str(r.match)) for r in rows}
     assert set(INDEX.identifiers) == names
     assert not set(INDEX.identifiers) & set(INDEX.envelope_identifiers)
 
@@ -145,7 +148,7 @@ def test_a_status_rule_replaces_the_table_row_for_its_host() -> None:
 
     class Response:
         status_code = 409
-        headers: dict[str, str] = {}
+        headers: ClassVar[dict[str, str]] = {}
         url = "https://api.internal.example/v1/orders"
         _content = b'{"message": "version conflict"}'
 
