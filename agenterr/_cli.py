@@ -52,6 +52,8 @@ COMMAND_OUTPUT_LIMIT = 64 << 20
 """Most bytes of standard output ``vectors --command`` accepts from the program under test."""
 STDERR_TAIL = 4096
 """Bytes of the tested program's standard error kept to show when it fails."""
+PARTS = ("core", "annex-a", "annex-b")
+"""The parts of SPEC.md a vector's ``part`` names, in the order a port implements them."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -325,14 +327,49 @@ def _command_argv(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
     return argv
 
 
+def _chosen_parts(raw: Sequence[str], parser: argparse.ArgumentParser) -> list[str]:
+    """The parts ``--part`` names (repeated or comma-separated), in SPEC order; [] for all."""
+    chosen: set[str] = set()
+    for value in raw:
+        for name in value.split(","):
+            if name.strip() not in PARTS:
+                parser.error(f"--part: {name.strip()!r} is not one of {', '.join(PARTS)}")
+            chosen.add(name.strip())
+    return [part for part in PARTS if part in chosen]
+
+
+def _select(
+    vectors: list[dict[str, Any]], parts: list[str], parser: argparse.ArgumentParser
+) -> list[dict[str, Any]]:
+    if not parts:
+        return vectors
+    for index, vector in enumerate(vectors):
+        if not isinstance(vector.get("part"), str):
+            parser.error(f"--part: vectors[{index}] has no 'part' (files before spec 2.1)")
+    return [vector for vector in vectors if vector["part"] in parts]
+
+
+def _part_summary(vectors: list[dict[str, Any]], passed: list[bool]) -> list[str]:
+    """One line per part the vectors name, known parts first; [] when none names one."""
+    counts: dict[str, list[int]] = {}
+    for vector, ok in zip(vectors, passed, strict=True):
+        part = vector.get("part")
+        if isinstance(part, str):
+            counts.setdefault(part, [0, 0])[0 if ok else 1] += 1
+    order = [p for p in PARTS if p in counts] + sorted(set(counts) - set(PARTS))
+    return [f"part {p}: {counts[p][0]} passed, {counts[p][1]} failed" for p in order]
+
+
 def _cmd_vectors(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     argv = _command_argv(args, parser)
+    parts = _chosen_parts(args.part, parser)
     try:
         vectors = load_vectors(args.path)
     except RecursionError:
         parser.error("cannot read vectors: nested too deeply")
     except (OSError, ValueError) as exc:
         parser.error(f"cannot read vectors: {exc}")
+    vectors = _select(vectors, parts, parser)
     if argv:
         try:
             text, returncode, stderr = _run_command(
@@ -360,8 +397,10 @@ def _cmd_vectors(args: argparse.Namespace, parser: argparse.ArgumentParser) -> i
         returncode = 0
         answers = [_own_answer(v["input"]) for v in vectors]
     failed = 0
+    passed: list[bool] = []
     for vector, got in zip(vectors, answers, strict=True):
-        if _matches(vector, got):
+        passed.append(_matches(vector, got))
+        if passed[-1]:
             if args.verbose:
                 print(f"PASS {vector.get('id')}")
             continue
@@ -371,6 +410,8 @@ def _cmd_vectors(args: argparse.Namespace, parser: argparse.ArgumentParser) -> i
         print(f"  input:  {json.dumps(vector.get('input'), ensure_ascii=False)}")
         print(f"  expect: {json.dumps(expected, ensure_ascii=False)}")
         print(f"  got:    {json.dumps(got, ensure_ascii=False)}")
+    for line in _part_summary(vectors, passed):
+        print(line)
     print(f"conformance: {len(vectors) - failed} passed, {failed} failed")
     return EXIT_MISMATCH if failed or returncode != 0 else 0
 
@@ -431,6 +472,14 @@ def _parser() -> argparse.ArgumentParser:
         default=300.0,
         metavar="SECONDS",
         help="how long --command may take in all (default: 300)",
+    )
+    vectors.add_argument(
+        "--part",
+        action="append",
+        default=[],
+        metavar="PART",
+        help="run only the vectors of these parts of SPEC.md: core, annex-a, annex-b "
+        "(repeatable or comma-separated; a port passes core first)",
     )
     vectors.add_argument("-v", "--verbose", action="store_true", help="list passing vectors")
     return parser

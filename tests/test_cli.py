@@ -239,6 +239,69 @@ def test_vectors_against_a_command(capsys: pytest.CaptureFixture[str], tmp_path:
     assert status == 0, out
 
 
+def _tag_parts(path: Path, *parts: str) -> Path:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    for vector, part in zip(data["vectors"], parts, strict=True):
+        vector["part"] = part
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def test_vectors_by_part(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """--part runs only the chosen parts' vectors (here the failing one is left out), in
+    process and through --command, and the summary counts each part."""
+    path = _tag_parts(_write_vectors(tmp_path / "v.json", "NOT_A_CODE"), "annex-a", "core")
+    status, out, _ = run(capsys, "vectors", str(path))
+    assert status == 1
+    assert out.splitlines()[-3:] == [
+        "part core: 1 passed, 0 failed",
+        "part annex-a: 0 passed, 1 failed",
+        "conformance: 1 passed, 1 failed",
+    ]
+    command = f"{sys.executable} -m agenterr classify --jsonl"
+    for extra in ([], ["--command", command]):
+        status, out, _ = run(capsys, "vectors", str(path), "--part", "core", *extra)
+        assert status == 0, out
+        assert out.splitlines() == [
+            "part core: 1 passed, 0 failed",
+            "conformance: 1 passed, 0 failed",
+        ]
+
+
+def test_vectors_part_forms(capsys: pytest.CaptureFixture[str]) -> None:
+    """Repeated and comma-separated --part name the same parts; the shipped file has all three."""
+    shipped = json.loads(
+        (Path(__file__).parent.parent / "spec" / "vectors.json").read_text("utf-8")
+    )
+    counts = {
+        p: sum(v["part"] == p for v in shipped["vectors"]) for p in ("core", "annex-a", "annex-b")
+    }
+    assert all(counts.values())
+    _, core, _ = run(capsys, "vectors", "--part", "core")
+    assert core.splitlines()[-1] == f"conformance: {counts['core']} passed, 0 failed"
+    _, repeated, _ = run(capsys, "vectors", "--part", "core", "--part", "annex-b")
+    _, joined, _ = run(capsys, "vectors", "--part", "annex-b,core")
+    assert repeated == joined
+    total = counts["core"] + counts["annex-b"]
+    assert joined.splitlines() == [
+        f"part core: {counts['core']} passed, 0 failed",
+        f"part annex-b: {counts['annex-b']} passed, 0 failed",
+        f"conformance: {total} passed, 0 failed",
+    ]
+
+
+def test_vectors_part_needs_tagged_vectors(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A file written before spec 2.1 has no parts to choose from: a usage error, not 0 run."""
+    path = _write_vectors(tmp_path / "v.json", "NOT_FOUND")
+    with pytest.raises(SystemExit) as info:
+        main(["vectors", str(path), "--part", "core"])
+    _, err = capsys.readouterr()
+    assert info.value.code == 2
+    assert "error: --part: vectors[0] has no 'part'" in err
+
+
 def test_console_script_installed() -> None:
     """The `agenterr` entry point is installed and answers --help."""
     done = subprocess.run(
@@ -361,6 +424,8 @@ def test_broken_pipe_keeps_the_exit_status(argv: list[str], exit_code: int) -> N
         (["vectors", "--command", "   "], "error: --command: empty command\n"),
         (["vectors", "--command", "'unclosed"], "error: --command: No closing quotation\n"),
         (["vectors", "--timeout", "0"], "error: --timeout: must be a positive"),
+        (["vectors", "--part", "annex-c"], "error: --part: 'annex-c' is not one of core,"),
+        (["vectors", "--part", "core,"], "error: --part: '' is not one of core,"),
     ],
 )
 def test_more_usage_errors(

@@ -2,9 +2,12 @@
 
 Each vector's input becomes one call of the Python API (``classify``, ``schema_invalid`` or
 ``Outcome.from_dict``), and the outcome's wire form must equal the vector's ``expect`` as a JSON
-value, hint included code point for code point. The file itself is checked too: unique ids,
-rules that name anchors of SPEC.md, and coverage of every status row, error kind and redaction
-rule, so SPEC.md, the vectors and the code cannot drift apart.
+value, hint included code point for code point. The vectors run as one test per part of SPEC.md
+(``test_core_vector``, ``test_annex_a_vector``, ``test_annex_b_vector``), so a failure names its
+part and one part can be run alone. The file itself is checked too: unique ids, rules that name
+anchors of SPEC.md's normative parts, a ``part`` that matches the rule's, and coverage of every
+status row, error kind and redaction rule, so SPEC.md, the vectors and the code cannot drift
+apart.
 """
 
 from __future__ import annotations
@@ -24,6 +27,28 @@ DOCUMENT: dict[str, Any] = json.loads((ROOT / "spec" / "vectors.json").read_text
 VECTORS: list[dict[str, Any]] = DOCUMENT["vectors"]
 ANCHORS = set(re.findall(r'<a id="([^"]+)"></a>', SPEC_TEXT))
 
+PARTS = ("core", "annex-a", "annex-b")
+# The anchor that opens each part of SPEC.md; "notes" (informative) states no rule.
+_PART_OPENERS = {
+    "part-core": "core",
+    "annex-a": "annex-a",
+    "annex-b": "annex-b",
+    "rationale": "notes",
+}
+
+
+def _anchor_parts(text: str) -> dict[str, str]:
+    """Every anchor of the spec → the part it lies in, read from the part-opening anchors."""
+    parts: dict[str, str] = {}
+    part = "preamble"
+    for anchor in re.findall(r'<a id="([^"]+)"></a>', text):
+        part = _PART_OPENERS.get(anchor, part)
+        parts[anchor] = part
+    return parts
+
+
+ANCHOR_PARTS = _anchor_parts(SPEC_TEXT)
+
 _CLASSIFY_FIELDS = {"status", "body", "body_base64", "headers", "error", "now"}
 _ERROR_FIELDS = {"kind", "message", "cause", "status", "headers", "body", "members"}
 _WIRE_KEYS = {"ok", "code", "class", "retryable", "llm_hint", "retry_after_seconds", "status"}
@@ -32,8 +57,31 @@ _WIRE_KEYS = {"ok", "code", "class", "retryable", "llm_hint", "retry_after_secon
 # --- one test per vector --------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("vector", VECTORS, ids=[v["id"] for v in VECTORS])
-def test_vector(vector: dict[str, Any]) -> None:
+def _of_part(part: str) -> pytest.MarkDecorator:
+    """Parametrise a test over the vectors of one part, each named by its id."""
+    chosen = [v for v in VECTORS if v.get("part") == part]
+    return pytest.mark.parametrize("vector", chosen, ids=[v["id"] for v in chosen])
+
+
+@_of_part("core")
+def test_core_vector(vector: dict[str, Any]) -> None:
+    """Part I: taxonomy, status, transport, Retry-After, hints, quoting, wire JSON."""
+    _check(vector)
+
+
+@_of_part("annex-a")
+def test_annex_a_vector(vector: dict[str, Any]) -> None:
+    """Annex A: provider refinements of headers and error bodies."""
+    _check(vector)
+
+
+@_of_part("annex-b")
+def test_annex_b_vector(vector: dict[str, Any]) -> None:
+    """Annex B: envelopes inside successful responses."""
+    _check(vector)
+
+
+def _check(vector: dict[str, Any]) -> None:
     if "expect_error" in vector:
         field = vector["expect_error"]
         with pytest.raises(ValueError) as caught:
@@ -64,13 +112,78 @@ def test_ids_unique_and_kebab_case() -> None:
 
 
 def test_rules_name_spec_anchors() -> None:
-    unknown = {v["id"]: v["rule"] for v in VECTORS if v["rule"] not in ANCHORS}
+    """Every rule is an anchor of Part I or an annex (never of the informative Notes)."""
+    unknown = {v["id"]: v["rule"] for v in VECTORS if ANCHOR_PARTS.get(v["rule"]) not in PARTS}
     assert not unknown
+
+
+def test_spec_parts_in_order() -> None:
+    """SPEC.md opens Part I, Annex A, Annex B and the Notes in that order, once each."""
+    openers = [a for a in re.findall(r'<a id="([^"]+)"></a>', SPEC_TEXT) if a in _PART_OPENERS]
+    assert openers == list(_PART_OPENERS)
+    assert ANCHOR_PARTS["scope"] == "core" and ANCHOR_PARTS["notes"] == "core"
+    assert ANCHOR_PARTS["refinements"] == "annex-a" and ANCHOR_PARTS["hint-quota"] == "annex-a"
+    assert ANCHOR_PARTS["envelopes"] == "annex-b" and ANCHOR_PARTS["r-sources"] == "notes"
+
+
+def test_every_vector_has_its_rules_part() -> None:
+    """``part`` is the part of SPEC.md that the vector's rule anchor lies in."""
+    wrong = {v["id"]: (v.get("part"), ANCHOR_PARTS.get(v["rule"])) for v in VECTORS}
+    assert {k: parts for k, parts in wrong.items() if parts[0] != parts[1]} == {}
+    assert {v["part"] for v in VECTORS} == set(PARTS)
+
+
+def test_every_note_is_linked_and_every_link_resolves() -> None:
+    """The Notes are reached from the rules, and no link points at a missing anchor."""
+    links = set(re.findall(r"\]\(#([^)]+)\)", SPEC_TEXT))
+    assert links <= ANCHORS
+    notes = {a for a, part in ANCHOR_PARTS.items() if part == "notes" and a != "rationale"}
+    assert notes and notes <= links
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "identifiers",
+        "quota-phrases",
+        "rate-phrases",
+        "envelope-identifiers",
+        "envelope-phrases",
+        "jsonrpc-codes",
+        "reason-phrases",
+    ],
+)
+def test_data_tables_are_marked(name: str) -> None:
+    """Each table that code mirrors sits between one start and one end marker."""
+    start, end = f"<!-- table:{name}:start -->", f"<!-- table:{name}:end -->"
+    assert SPEC_TEXT.count(start) == SPEC_TEXT.count(end) == 1
+    body = SPEC_TEXT[SPEC_TEXT.index(start) + len(start) : SPEC_TEXT.index(end)]
+    assert "`" in body and "<!--" not in body and "\n#" not in body
+
+
+def test_core_vectors_need_no_annex(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SPEC section 1: a port with Part I alone passes every core vector. Here the refinements
+    are switched off (the table's code stands, an HTTP-date is measured against ``now``, a delay
+    is kept for transient codes only) and every core vector must still pass."""
+    import agenterr._classify as classify_module
+    from agenterr._refine import Refined
+
+    def table_only(
+        status: int, code: Any, body: object, view: object, *, retry_after: Any, now: Any
+    ) -> Refined:
+        return Refined(code, None, False, retry_after if code.retryable else None, None)
+
+    monkeypatch.setattr(classify_module, "refine", table_only)
+    monkeypatch.setattr(classify_module, "server_clock", lambda view, now: now)
+    monkeypatch.setattr(classify_module, "_BY_HEADER", {})
+    for vector in VECTORS:
+        if vector["part"] == "core":
+            _check(vector)
 
 
 def test_vector_shape() -> None:
     for vector in VECTORS:
-        assert set(vector) <= {"id", "rule", "note", "input", "expect", "expect_error"}, vector
+        assert set(vector) <= {"id", "rule", "part", "note", "input", "expect", "expect_error"}
         assert ("expect" in vector) != ("expect_error" in vector), vector["id"]
         assert ("expect_error" not in vector) or "wire" in vector["input"], vector["id"]
         if "expect" in vector:
