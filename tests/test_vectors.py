@@ -169,9 +169,17 @@ def test_core_vectors_need_no_annex(monkeypatch: pytest.MonkeyPatch) -> None:
     from agenterr._refine import Refined
 
     def table_only(
-        status: int, code: Any, body: object, view: object, *, retry_after: Any, now: Any
+        status: int,
+        code: Any,
+        body: object,
+        view: object,
+        *,
+        retry_after: Any,
+        now: Any,
+        quota: bool = False,
+        **_: Any,
     ) -> Refined:
-        return Refined(code, None, False, retry_after if code.retryable else None, None)
+        return Refined(code, None, quota, retry_after if code.retryable else None, None)
 
     monkeypatch.setattr(classify_module, "refine", table_only)
     monkeypatch.setattr(classify_module, "server_clock", lambda view, now: now)
