@@ -54,6 +54,7 @@ from ._signals import (
     body_text,
     document_verdict,
     field_verdict,
+    general_verdict,
     header_delay,
     identifiers_verdict,
     json_start,
@@ -336,14 +337,18 @@ def _jsonrpc(response: dict[str, Any], scopes: _Scopes) -> _Failure | _Found | N
     text = _text(message)
     if not rule.final:
         verdict: Verdict | None
+        signals = read_signals(data) if isinstance(data, (dict, list)) else NO_SIGNALS
         if isinstance(data, (dict, list)):
-            verdict = document_verdict(read_signals(data), scopes)
+            verdict = document_verdict(signals, scopes)
         else:
             verdict = identifiers_verdict(
                 [data] if isinstance(data, str) else [], scopes, envelope=True
             )
         if verdict is None:
-            verdict = phrase_verdict((text, data) if isinstance(data, str) else (text,), scopes)
+            texts = (text, data) if isinstance(data, str) else (text,)
+            verdict = phrase_verdict(texts, scopes) or general_verdict(
+                (*texts, *signals.messages), (*signals.identifiers, *signals.generic)
+            )
         if verdict is not None:
             code, quota = verdict.code, verdict.quota
     said = snippet(data) if data is not None else ""
@@ -405,6 +410,9 @@ def _tool_error(result: object, scopes: _Scopes) -> _Failure | _Found:
         code = code_for_status(status) or TOOL_ERROR_DEFAULT.code
         # The status was read, not received: the recorded status stays 0 (SPEC B.11).
         return _Failure(code, f" (tool error, HTTP {status})", quoted)
+    verdict = general_verdict(texts, ())
+    if verdict is not None:
+        return _Failure(verdict.code, " (tool error)", quoted, verdict.quota)
     return _Failure(TOOL_ERROR_DEFAULT.code, " (tool error)", quoted)
 
 
@@ -443,10 +451,14 @@ def _api_error(document: dict[str, Any], payload: object, scopes: _Scopes) -> _F
     if relayed is not None:
         return relayed
     error = document.get("error")
-    verdict = document_verdict(read_signals(document), scopes)
+    signals = read_signals(document)
+    verdict = document_verdict(signals, scopes) or general_verdict(
+        signals.messages, (*signals.identifiers, *signals.generic)
+    )
     shown: str | None = None
     if verdict is not None:
-        code, quota, shown = verdict.code, verdict.quota, verdict.shown
+        code, quota = verdict.code, verdict.quota
+        shown = None if verdict.general else verdict.shown
     else:
         named = isinstance(error, str) and error != ""
         code, quota = (API_ERROR_DEFAULT.code if named else Code.UNKNOWN), False
@@ -497,7 +509,7 @@ def _graphql_errors(errors: list[Any], executed: bool, scopes: _Scopes) -> _Fail
     verdict = identifiers_verdict(identifiers, scopes, envelope=True)
     shown = verdict.shown if verdict is not None else _first(identifiers)
     if verdict is None:
-        verdict = phrase_verdict(messages, scopes)
+        verdict = phrase_verdict(messages, scopes) or general_verdict(messages, identifiers)
     if verdict is not None:
         code, quota = verdict.code, verdict.quota
     else:
@@ -568,7 +580,7 @@ def _stream_error(document: object, quote_source: object, scopes: _Scopes) -> _F
     else:
         identifiers = (*signals.identifiers, *signals.generic)
         shown = _first(i for i in identifiers if normalise(i) != "error")
-        verdict = phrase_verdict(messages, scopes)
+        verdict = phrase_verdict(messages, scopes) or general_verdict(messages, identifiers)
     code, quota = (verdict.code, verdict.quota) if verdict is not None else (Code.UNKNOWN, False)
     where = _named(" (stream error", shown)
     return _Failure(code, where, snippet(quote_source), quota, signals.retry_delay)

@@ -114,13 +114,13 @@ def _refine(
     content_type = view.get("content-type") or ""
     signals = read_signals(body, "problem+json" in content_type.lower())
     plain: str | None = None
-    if layers and signals is NO_SIGNALS:
-        text = body_text(body)  # user phrases also read a body without structure
+    if signals is NO_SIGNALS:
+        text = body_text(body)  # user phrases and general evidence read unstructured text
         plain = text[0][:SCAN_WINDOW] if text is not None else None
     amzn = view.get(_AMZN_TYPE)
     header_identifier = amzn.partition(":")[0] if amzn is not None else None
     verdict = http_verdict(
-        status, signals, header_identifier, retry_after, layers, plain_text=plain
+        status, signals, header_identifier, retry_after, layers, table=code, plain_text=plain
     )
     if status == 429 and verdict is not None and not verdict.quota:
         verdict = None  # a 429 is a rate limit by definition; only an exhausted quota differs

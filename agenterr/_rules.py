@@ -25,6 +25,8 @@ __all__ = [
     "ANCHORS",
     "API_ERROR_DEFAULT",
     "BUILTIN",
+    "CONTENT_POLICY",
+    "GENERAL",
     "GRPC_NAMES",
     "JSONRPC_CODES",
     "PRECEDENCE",
@@ -42,8 +44,8 @@ __all__ = [
 ]
 
 _K = TypeVar("_K")
-RuleKind: TypeAlias = Literal["identifier", "phrase", "field", "status"]
-Scope: TypeAlias = Literal["any", "http", "envelope"]
+RuleKind: TypeAlias = Literal["identifier", "phrase", "field", "status", "fragment"]
+Scope: TypeAlias = Literal["any", "http", "envelope", "general"]
 
 _MAX_IDENTIFIER = 128
 _MAX_PHRASE = 256
@@ -161,8 +163,10 @@ class Rule:
             raise TypeError("Rule: quota must be a bool")
         if self.quota and code is not Code.UNAUTHORIZED:
             raise ValueError("Rule: quota=True needs the code UNAUTHORIZED")
-        if self.scope not in ("any", "http", "envelope"):
-            raise ValueError(f"Rule: scope must be 'any', 'http' or 'envelope', not {self.scope!r}")
+        if self.scope not in ("any", "http", "envelope", "general"):
+            raise ValueError(
+                f"Rule: scope must be 'any', 'http', 'envelope' or 'general', not {self.scope!r}"
+            )
         for name in ("source", "reason"):
             if not isinstance(getattr(self, name), str):
                 raise TypeError(f"Rule: {name} must be a str")
@@ -178,6 +182,10 @@ class Rule:
         elif self.kind == "phrase":
             phrase = _text(self.match, "phrase", _MAX_PHRASE)
             key = phrase.translate(_ASCII_LOWER)
+        elif self.kind == "fragment":
+            key = normalise(_text(self.match, "fragment", _MAX_IDENTIFIER))
+            if not key:
+                raise ValueError(f"Rule: fragment {self.match!r} has no ASCII letter or digit")
         elif self.kind == "field":
             key = _field_key(self.match, self.value)
         elif self.kind == "status":
@@ -188,6 +196,8 @@ class Rule:
             raise ValueError(
                 f"Rule: kind must be identifier, phrase, field or status, not {self.kind!r}"
             )
+        if self.kind == "fragment" and self.scope != "general":
+            raise ValueError("Rule: fragments belong to the general evidence only")
         object.__setattr__(self, "key", key)
 
     @classmethod
@@ -317,6 +327,8 @@ class RuleSet:
                 _once(identifiers, str(rule.key), rule)
             elif rule.kind == "phrase":
                 _once(phrases, str(rule.key), rule)
+            elif rule.kind == "fragment":
+                raise ValueError("rules: fragments are built-in general evidence, not user rules")
             elif rule.kind == "field":
                 value = normalise(rule.value) if isinstance(rule.value, str) else rule.value
                 _once(fields, (str(rule.key), (type(rule.value), value)), rule)
@@ -411,6 +423,7 @@ def layers(call: object = None, decorator: RuleSet | None = None) -> tuple[RuleS
 
 _AWS = "https://docs.aws.amazon.com/general/latest/gr/api-retries.html"
 _AWS_S3 = "https://docs.aws.amazon.com/AmazonS3/latest/API/ErrorResponses.html"
+_AWS_SNS = "https://docs.aws.amazon.com/sns/latest/api/API_Publish.html"
 _GOOGLE = "https://google.aip.dev/193"
 _GRPC = "https://grpc.github.io/grpc/core/md_doc_statuscodes.html"
 _AZURE = (
@@ -613,6 +626,7 @@ BUILTIN: tuple[Rule, ...] = (
     ),
     *_identifiers(_I, _K8S, ("AlreadyExists",)),
     *_identifiers(_I, _AWS, ("ValidationException", "InvalidParameterValue")),
+    *_identifiers(_I, _AWS_SNS, ("EndpointDisabled",)),
     *_identifiers(_I, _STRIPE, ("card_error",)),
     *_identifiers(_I, _SLACK, ("invalid_arguments", "is_archived")),
     *_identifiers(
@@ -784,6 +798,325 @@ BUILTIN: tuple[Rule, ...] = (
 """Every built-in identifier and phrase rule, grouped by rule group and provider."""
 
 
+# --- general evidence (SPEC A.12) ------------------------------------------------------
+# Words and identifier fragments whose meaning holds across providers. They are weaker than
+# every structured signal: the engine consults them only when no identifier, user rule,
+# quota fact, A.4 phrase or generic identifier spoke, and only to move a failure the way
+# A.12 allows for its status. Each row cites one provider whose documentation gives that
+# reaction for that wording; tests/corpus holds more.
+
+_MAPS = "https://developers.google.com/maps/documentation/geocoding/requests-geocoding#StatusCodes"
+_GROQ = "https://console.groq.com/docs/errors"
+_COHERE = "https://docs.cohere.com/reference/errors"
+_MISTRAL = "https://docs.mistral.ai/api/"
+_TWILIO = "https://www.twilio.com/docs/api/errors"
+_RECURLY = "https://recurly.com/developers/reference/recurly-errors"
+_BEDROCK = "https://docs.aws.amazon.com/bedrock/latest/APIReference/CommonErrors.html"
+_META = "https://developers.facebook.com/docs/graph-api/guides/error-handling"
+_FIREBASE = "https://firebase.google.com/docs/reference/rest/auth"
+_AZURE_STORAGE = (
+    "https://learn.microsoft.com/en-us/rest/api/storageservices/common-rest-api-error-codes"
+)
+_OPENROUTER = "https://openrouter.ai/docs/api-reference/errors"
+_ASSEMBLY = "https://www.assemblyai.com/docs/api-reference/overview"
+_PLAYWRIGHT = "https://playwright.dev/docs/api/class-timeouterror"
+_NODE = "https://nodejs.org/api/errors.html#common-system-errors"
+
+
+def _general(
+    code: Code,
+    source: str,
+    phrases: Iterable[str] = (),
+    fragments: Iterable[str] = (),
+    *,
+    quota: bool = False,
+) -> tuple[Rule, ...]:
+    return (
+        *(Rule("phrase", p, code, quota, scope="general", source=source) for p in phrases),
+        *(Rule("fragment", f, code, quota, scope="general", source=source) for f in fragments),
+    )
+
+
+CONTENT_POLICY = (
+    "moderation",
+    "flagged",
+    "content policy",
+    "content management policy",
+    "content filter",
+    "safety system",
+)
+"""Phrases of a content-policy block: the model must rephrase, even on a 403 (SPEC A.12)."""
+
+GENERAL: tuple[Rule, ...] = (
+    # Quota and billing: a human must pay, raise a cap, or wait for a day or a month.
+    *_general(
+        _Q,
+        _OPENAI,
+        (
+            "exceeded your current quota",
+            "billing account",
+            "billing details",
+            "inactive billing",
+            "billing is disabled",
+            "billing not enabled",
+            "billing has not been enabled",
+            "billing issue",
+            "update your billing",
+            "credits",
+            "out of credit",
+            "top up",
+        ),
+        ("billing", "credit"),
+        quota=True,
+    ),
+    *_general(
+        _Q,
+        _ANTHROPIC,
+        ("insufficient balance", "balance is negative", "balance is too low", "balance too low"),
+        ("insufficientbalance", "insufficientcredit", "insufficientfunds"),
+        quota=True,
+    ),
+    *_general(
+        _Q,
+        _HUBSPOT,
+        ("per day", "daily quota", "daily limit", "day limit", "monthly quota", "monthly limit"),
+        ("daily", "monthly", "perday", "permonth"),
+        quota=True,
+    ),
+    *_general(
+        _Q,
+        _GROQ,
+        ("usage cap", "usage limit", "spending limit", "trial key", "trial account", "free tier"),
+        ("usagelimit", "spendinglimit", "paymentrequired"),
+        quota=True,
+    ),
+    *_general(
+        _Q,
+        _RECURLY,
+        (
+            "card was declined",
+            "card declined",
+            "card_declined",
+            "insufficient funds",
+            "instrument declined",
+            "do not honor",
+            "payment method",
+            "payment required",
+            "payment issue",
+            "upgrade your plan",
+            "upgrade your account",
+            "plan limit",
+        ),
+        ("carddeclined", "declined", "paymentfailed"),
+        quota=True,
+    ),
+    # Credentials and permissions.
+    *_general(
+        _A,
+        _GROQ,
+        (
+            "invalid api key",
+            "incorrect api key",
+            "invalid api-key",
+            "api key is invalid",
+            "api key not valid",
+            "invalid key",
+            "missing api key",
+            "no api key",
+            "api key required",
+            "invalid token",
+            "invalid access token",
+            "invalid id token",
+            "token expired",
+            "token has expired",
+            "expired token",
+            "token is illegal",
+            "bad credentials",
+            "invalid credentials",
+            "authentication failed",
+            "authentication required",
+            "unauthenticated",
+            "not authenticated",
+            "unauthorized",
+            "not authorized",
+            "authorization failure",
+            "authorization failed",
+            "login required",
+            "access denied",
+            "permission denied",
+            "insufficient permission",
+            "forbidden",
+        ),
+        (
+            "unauthorized",
+            "unauthenticated",
+            "authentication",
+            "authorizationfault",
+            "authorizationfailure",
+            "forbidden",
+            "accessdenied",
+            "permissiondenied",
+            "notauthorized",
+            "invalidtoken",
+            "tokenexpired",
+            "expiredtoken",
+            "invalidapikey",
+            "apikeyinvalid",
+            "invalidcredentials",
+            "requestdenied",
+        ),
+    ),
+    *_general(
+        _A,
+        _FIREBASE,
+        (
+            "account suspended",
+            "account is suspended",
+            "account has been suspended",
+            "account disabled",
+            "account is disabled",
+            "account has been disabled",
+            "account inactive",
+            "account is inactive",
+            "deactivated",
+            "not verified",
+        ),
+        ("suspended", "disabled", "deactivated", "inactive"),
+    ),
+    # Rate limits.
+    *_general(
+        _T,
+        _META,
+        (
+            "rate limit",
+            "rate-limit",
+            "ratelimit",
+            "too many requests",
+            "throttl",
+            "request limit reached",
+            "going too fast",
+            "too fast",
+            "slow down",
+        ),
+        ("ratelimit", "throttl", "toomanyrequests", "slowdown"),
+    ),
+    # Timeouts.
+    *_general(
+        _TO,
+        _PLAYWRIGHT,
+        ("timed out", "timeout", "time out", "deadline exceeded", "took too long", "etimedout"),
+        ("timeout", "timedout", "deadlineexceeded"),
+    ),
+    # Transient conditions: capacity, readiness, operations in flight, locks.
+    *_general(
+        _B,
+        _COHERE,
+        (
+            "temporarily unavailable",
+            "temporarily",
+            "try again later",
+            "retry later",
+            "overloaded",
+            "over capacity",
+            "at capacity",
+            "out of capacity",
+            "insufficient capacity",
+            "not ready",
+            "is loading",
+            "warming up",
+            "in progress",
+            "being deleted",
+            "being created",
+            "concurrent",
+            "concurrency",
+            "conflicting request",
+            "locked",
+            "lock",
+            "busy",
+            "maintenance",
+            "unavailable",
+            "no nodes available",
+        ),
+        (
+            "unavailable",
+            "overloaded",
+            "busy",
+            "inprogress",
+            "beingdeleted",
+            "concurrent",
+            "locked",
+            "notready",
+            "maintenance",
+            "tryagain",
+            "retrywith",
+            "retrylater",
+        ),
+    ),
+    # Something named does not exist: look the real value up.
+    *_general(
+        _M,
+        _AZURE_STORAGE,
+        (
+            "not found",
+            "does not exist",
+            "doesn't exist",
+            "no such",
+            "could not find",
+            "cannot be found",
+            "can't find",
+            "enoent",
+            "unknown method",
+            "unknown model",
+        ),
+        ("notfound", "doesnotexist", "notexist", "nosuch"),
+    ),
+    # The request itself must change.
+    *_general(
+        _I,
+        _OPENROUTER,
+        (
+            "invalid",
+            "malformed",
+            "must be",
+            "is required",
+            "missing required",
+            "too large",
+            "too long",
+            "too big",
+            "exceeds the maximum",
+            "exceeds the limit",
+            "not supported",
+            "unsupported",
+            "already exists",
+            "duplicate",
+            *CONTENT_POLICY,
+            "syntax error",
+            "parse error",
+            "could not parse",
+            "cannot parse",
+            "out of range",
+            "nonce too low",
+            "underpriced",
+        ),
+        (
+            "invalid",
+            "validation",
+            "malformed",
+            "badrequest",
+            "alreadyexists",
+            "duplicate",
+            "unsupported",
+            "toolarge",
+            "outofrange",
+            "syntax",
+            "parseerror",
+        ),
+    ),
+)
+"""General evidence (SPEC A.12): phrases looked for at a word start in ASCII-lowered
+messages, and fragments looked for in normalised identifiers."""
+
+
 class _Index(NamedTuple):
     """The built-in rules as the engine looks them up."""
 
@@ -791,6 +1124,8 @@ class _Index(NamedTuple):
     envelope_identifiers: dict[str, Rule]  # SPEC B.2, consulted after them in envelopes
     http_phrases: tuple[Rule, ...]  # SPEC A.4
     envelope_phrases: tuple[Rule, ...]  # SPEC B.2
+    general_phrases: tuple[Rule, ...]  # SPEC A.12
+    general_fragments: tuple[Rule, ...]  # SPEC A.12
 
 
 def _index(rules: Iterable[Rule]) -> _Index:
@@ -798,18 +1133,29 @@ def _index(rules: Iterable[Rule]) -> _Index:
     envelope: dict[str, Rule] = {}
     http_phrases: list[Rule] = []
     envelope_phrases: list[Rule] = []
+    general_phrases: list[Rule] = []
+    general_fragments: list[Rule] = []
     for rule in rules:
-        if rule.kind == "identifier":
+        if rule.scope == "general":
+            (general_phrases if rule.kind == "phrase" else general_fragments).append(rule)
+        elif rule.kind == "identifier":
             _once(envelope if rule.scope == "envelope" else shared, str(rule.key), rule)
         elif rule.kind == "phrase":
             (envelope_phrases if rule.scope == "envelope" else http_phrases).append(rule)
     overlap = shared.keys() & envelope.keys()
     if overlap:
         raise ValueError(f"identifiers in both A.3 and B.2: {sorted(overlap)}")
-    return _Index(shared, envelope, tuple(http_phrases), tuple(envelope_phrases))
+    return _Index(
+        shared,
+        envelope,
+        tuple(http_phrases),
+        tuple(envelope_phrases),
+        tuple(general_phrases),
+        tuple(general_fragments),
+    )
 
 
-INDEX = _index(BUILTIN)
+INDEX = _index((*BUILTIN, *GENERAL))
 
 
 def code_for_identifier(identifier: object) -> Code | None:

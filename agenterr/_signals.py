@@ -28,9 +28,9 @@ from ._retry_after import (
     parse_retry_after,
     retry_after_from_headers,
 )
-from ._rules import ANCHORS, INDEX, RuleSet, normalise, rank
+from ._rules import ANCHORS, CONTENT_POLICY, INDEX, RuleSet, normalise, rank
 from ._rules import Rule as _Rule
-from ._taxonomy import Code
+from ._taxonomy import Class, Code
 
 __all__ = [
     "LONG_WAIT",
@@ -41,6 +41,7 @@ __all__ = [
     "delay_after",
     "document_verdict",
     "field_verdict",
+    "general_verdict",
     "header_delay",
     "http_verdict",
     "identifiers_verdict",
@@ -271,6 +272,22 @@ def _duration(value: object) -> float | None:
     return min(seconds, RETRY_AFTER_CEILING)
 
 
+_IDENTIFIER_KEYS = ("code", "errorType", "reason", "type", "error_code", "errorCode", "name")
+"""Top-level members read as identifiers (SPEC 11.2.2, item 5): Kubernetes ``reason``,
+HubSpot ``errorType``, Klarna and monday.com ``error_code``, DataStax ``errorCode``, and the
+``name`` of JavaScript-style error objects (Resend's ``daily_quota_exceeded``)."""
+_MESSAGE_KEYS = (
+    "message",
+    "Message",
+    "detail",
+    "title",
+    "error_description",
+    "error_message",
+    "errorMessage",
+)
+"""Top-level members read as messages: OAuth 2.0's ``error_description`` (RFC 6749, 5.2)."""
+
+
 def _from_document(document: object, problem_json: bool) -> Signals:
     if isinstance(document, list):  # a batch or a bare error list: its first error object
         document = next(iter(items(document)), None)
@@ -282,14 +299,16 @@ def _from_document(document: object, problem_json: bool) -> Signals:
         reader.error_object(error)
     elif isinstance(error, str):  # Slack {"ok": false, "error": "rate_limited"}
         reader.identifier(error)
+        if " " in error[:_MAX_MESSAGE]:  # prose, not a code: {"error": "Your balance is …"}
+            reader.message(error)
     inner = document.get("Error")  # AWS query JSON {"Error": {"Code": …, "Message": …}}
     if isinstance(inner, dict):
         reader.identifier(inner.get("Code"))
         reader.message(inner.get("Message"))
     reader.identifier(document.get("__type"), namespaced=True)
-    for key in ("code", "errorType", "reason", "type"):
+    for key in _IDENTIFIER_KEYS:
         reader.identifier(document.get(key))
-    for key in ("message", "Message", "detail", "title"):
+    for key in _MESSAGE_KEYS:
         reader.message(document.get(key))
     for item in items(document.get("errors")):  # GraphQL, Cloudflare, Shopify REST
         extensions = item.get("extensions")
@@ -357,6 +376,7 @@ class Verdict(NamedTuple):
     code: Code
     quota: bool
     shown: str | None = None
+    general: bool = False  # from general evidence (SPEC A.12): nothing structured spoke
 
     @property
     def anchor(self) -> str:
@@ -534,6 +554,7 @@ def http_verdict(
     retry_after: float | None,
     layers: tuple[RuleSet, ...],
     *,
+    table: Code | None = None,
     plain_text: str | None = None,
 ) -> Verdict | None:
     """The reading of a failed response's body and identifier header (SPEC A.3–A.5, A.11).
@@ -573,7 +594,85 @@ def http_verdict(
         best = _THROTTLED
     if best is None:
         best = identifiers_verdict(signals.generic, layers, envelope=False)
+    if best is None:
+        identifiers = (*signals.identifiers, *signals.generic)
+        if header_identifier is not None:
+            identifiers = (*identifiers, header_identifier)
+        general = general_verdict(texts, identifiers)
+        if general is not None and _general_allowed(status, table, general, retry_after):
+            best = general
     return best
+
+
+# --- general evidence (SPEC A.12) -----------------------------------------------------
+
+
+def _alternation(keys: Iterable[str]) -> str:
+    # Longest first, so "invalid api key" wins over "invalid" at the same position.
+    return "|".join(re.escape(k) for k in sorted(set(keys), key=lambda k: (-len(k), k)))
+
+
+_GENERAL_PHRASES = {str(rule.key): rule for rule in INDEX.general_phrases}
+_GENERAL_FRAGMENTS = {str(rule.key): rule for rule in INDEX.general_fragments}
+_GENERAL_WORDS = re.compile(rf"(?<![a-z0-9])(?:{_alternation(_GENERAL_PHRASES)})")
+_GENERAL_PARTS = re.compile(_alternation(_GENERAL_FRAGMENTS))
+_SHORT_WINDOW = re.compile(
+    r"(?<![a-z0-9])(?:per[ -](?:second|minute|hour)|per 100 seconds|requests per|"
+    r"rpm|tpm|rps)(?![a-z0-9])"
+)
+"""Words that make a quota a short window: "quota exceeded … per minute" is a rate limit."""
+_IDENTIFIER_SHAPED = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+"""A message that is itself an error code (Firebase's ``"message": "EMAIL_NOT_FOUND"``)."""
+
+
+def general_verdict(texts: Iterable[object], identifiers: Iterable[object]) -> Verdict | None:
+    """What general evidence says (SPEC A.12): the best-ranked phrase found at a word start
+    in the texts (each cut to the scan window, A-Z lowered) or fragment found in the
+    normalised identifiers; a quota reading becomes a rate limit when the texts speak of a
+    window of seconds, minutes or an hour."""
+    lowered = _lowered(texts)
+    best: Verdict | None = None
+    for text in lowered:
+        for match in _GENERAL_WORDS.finditer(text):
+            rule = _GENERAL_PHRASES[match.group()]
+            best = _better(Verdict(rule.code, rule.quota, match.group(), True), best)
+    shaped = [t for t in texts if isinstance(t, str) and _IDENTIFIER_SHAPED.fullmatch(t[:128])]
+    for identifier in itertools.islice(itertools.chain(identifiers, shaped), MAX_IDENTIFIERS):
+        if isinstance(identifier, str):
+            for match in _GENERAL_PARTS.finditer(_key(identifier)):
+                rule = _GENERAL_FRAGMENTS[match.group()]
+                best = _better(Verdict(rule.code, rule.quota, None, True), best)
+    if best is not None and best.quota and any(_SHORT_WINDOW.search(t) for t in lowered):
+        return _THROTTLED._replace(general=True)
+    return best
+
+
+def _general_allowed(
+    status: int, table: Code | None, verdict: Verdict, retry_after: float | None
+) -> bool:
+    """Where general evidence may move an HTTP failure (SPEC A.12). Never a 401 (it already
+    says credentials), a 1xx or 3xx; a quota reading not when the server asked to come back
+    within the hour. Otherwise by the class the status already gives: a self-correctable
+    failure may move anywhere; an auth failure (403, 402, …) only to a transient reading, to
+    the quota wording, or to a content-policy block; a transient 4xx (408, 423, …) only to the auth class; a 429
+    only to a quota. A 5xx is the server's own failure: its words are not evidence."""
+    if status == 401 or not 400 <= status <= 499 or table is None:
+        return False
+    if verdict.quota and retry_after is not None and retry_after <= LONG_WAIT:
+        return False
+    if status == 429:
+        return verdict.quota
+    if table.class_ is Class.SELF_CORRECTABLE:
+        return True
+    if table.class_ is Class.AUTH:
+        return (
+            verdict.code.class_ is Class.TRANSIENT
+            or verdict.quota
+            or verdict.shown in CONTENT_POLICY
+        )
+    if table.class_ is Class.TRANSIENT:
+        return verdict.code.class_ is Class.AUTH
+    return False
 
 
 def _generic_invalid(generic: tuple[str, ...], layers: tuple[RuleSet, ...]) -> bool:

@@ -1,0 +1,157 @@
+"""SPEC.md's data tables, rendered from the package's rule data (``agenterr._rules``).
+
+The tables between ``<!-- table:NAME:start -->`` and ``<!-- table:NAME:end -->`` in SPEC.md
+are this module's output; ``tests/test_spec_tables.py`` fails when they differ. After
+changing a rule, regenerate them with::
+
+    python -m tests.spec_tables --write
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from agenterr._rules import (
+    ANCHORS,
+    BUILTIN,
+    GENERAL,
+    JSONRPC_CODES,
+    JSONRPC_OTHER,
+    JSONRPC_SERVER_ERROR,
+    PRECEDENCE,
+    REASON_PHRASES,
+    Rule,
+)
+from agenterr._taxonomy import Code
+
+SPEC = Path(__file__).resolve().parent.parent / "SPEC.md"
+_MARKED = re.compile(r"(<!-- table:([a-z-]+):start -->\n)(.*?)(<!-- table:\2:end -->)", re.S)
+
+
+def _code(code: Code, quota: bool = False) -> str:
+    return f"`{code.value}` (quota wording)" if quota else f"`{code.value}`"
+
+
+def _ticks(items: Iterable[object]) -> str:
+    return ", ".join(f"`{item}`" for item in items)
+
+
+def _source(url: str) -> str:
+    host = urlsplit(url).hostname or url
+    return f"[{host.removeprefix('www.').removeprefix('docs.')}]({url})"
+
+
+def identifiers() -> str:
+    rows = ["| Rank | Group (anchor) | Code | Identifiers (as documented; compared normalised) |"]
+    rows.append("| --- | --- | --- | --- |")
+    for rank, (code, quota) in enumerate(PRECEDENCE, 1):
+        anchor = ANCHORS[(code, quota)]
+        names = [
+            r.match
+            for r in BUILTIN
+            if r.kind == "identifier" and r.scope == "any" and (r.code, r.quota) == (code, quota)
+        ]
+        rows.append(
+            f'| {rank} | <a id="{anchor}"></a>`{anchor}` | {_code(code, quota)} | {_ticks(names)} |'
+        )
+    return "\n".join(rows)
+
+
+def _http_phrases(test: Callable[[Rule], bool], label: str) -> str:
+    phrases = [r.match for r in BUILTIN if r.kind == "phrase" and r.scope == "http" and test(r)]
+    return f"**{label}:** {_ticks(phrases)}."
+
+
+def quota_phrases() -> str:
+    return _http_phrases(lambda r: r.quota, "Quota phrases")
+
+
+def rate_phrases() -> str:
+    return _http_phrases(lambda r: r.code is Code.RATE_LIMITED, "Rate phrases")
+
+
+def envelope_identifiers() -> str:
+    rows = ["| Identifier | Code | Source | Reason |", "| --- | --- | --- | --- |"]
+    for r in BUILTIN:
+        if r.kind == "identifier" and r.scope == "envelope":
+            rows.append(f"| `{r.match}` | {_code(r.code)} | {_source(r.source)} | {r.reason} |")
+    return "\n".join(rows)
+
+
+def envelope_phrases() -> str:
+    rows = ["| Phrase | Code | Source | Reason |", "| --- | --- | --- | --- |"]
+    for r in BUILTIN:
+        if r.kind == "phrase" and r.scope == "envelope":
+            rows.append(f"| `{r.match}` | {_code(r.code)} | {_source(r.source)} | {r.reason} |")
+    return "\n".join(rows)
+
+
+def jsonrpc_codes() -> str:
+    rows = ["| `error.code` | Code | Source | Reason |", "| --- | --- | --- | --- |"]
+    for number, rule in JSONRPC_CODES.items():
+        final = " †" if rule.final else ""
+        rows.append(
+            f"| {number} | {_code(rule.code)}{final} | {_source(rule.source)} | {rule.reason} |"
+        )
+    for label, rule in (
+        ("any other −32099…−32000 (server error)", JSONRPC_SERVER_ERROR),
+        ("any other integer, or none", JSONRPC_OTHER),
+    ):
+        rows.append(f"| {label} | {_code(rule.code)} | {_source(rule.source)} | {rule.reason} |")
+    return "\n".join(rows)
+
+
+def reason_phrases() -> str:
+    rows = ["| Status | Phrases |", "| --- | --- |"]
+    rows.extend(f"| {status} | {_ticks(p)} |" for status, p in REASON_PHRASES.items())
+    return "\n".join(rows)
+
+
+def general() -> str:
+    rows = ["| Group | Code | Phrases (at a word start) | Fragments (in identifiers) | Source |"]
+    rows.append("| --- | --- | --- | --- | --- |")
+    for code, quota in PRECEDENCE:
+        sources: dict[str, tuple[list[str], list[str]]] = {}
+        for r in GENERAL:
+            if (r.code, r.quota) == (code, quota):
+                phrases, fragments = sources.setdefault(r.source, ([], []))
+                (phrases if r.kind == "phrase" else fragments).append(str(r.key))
+        for source, (phrases, fragments) in sources.items():
+            rows.append(
+                f"| `{ANCHORS[(code, quota)]}` | {_code(code, quota)} | {_ticks(phrases)} | "
+                f"{_ticks(fragments)} | {_source(source)} |"
+            )
+    return "\n".join(rows)
+
+
+TABLES: dict[str, Callable[[], str]] = {
+    "identifiers": identifiers,
+    "quota-phrases": quota_phrases,
+    "rate-phrases": rate_phrases,
+    "envelope-identifiers": envelope_identifiers,
+    "envelope-phrases": envelope_phrases,
+    "jsonrpc-codes": jsonrpc_codes,
+    "reason-phrases": reason_phrases,
+    "general": general,
+}
+
+
+def marked(text: str) -> dict[str, str]:
+    """The body of every marked table in ``text``, by name."""
+    return {m[2]: m[3].rstrip("\n") for m in _MARKED.finditer(text)}
+
+
+def rendered(text: str) -> str:
+    """``text`` with every marked table replaced by its rendering from the rule data."""
+    return _MARKED.sub(lambda m: f"{m[1]}{TABLES[m[2]]()}\n{m[4]}", text)
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--write"]:
+        SPEC.write_text(rendered(SPEC.read_text(encoding="utf-8")), encoding="utf-8")
+    else:
+        sys.stdout.write(rendered(SPEC.read_text(encoding="utf-8")))

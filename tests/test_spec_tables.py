@@ -1,0 +1,37 @@
+"""SPEC.md's rule tables and the package's rule data are one source: a test fails when they
+disagree (regenerate with ``python -m tests.spec_tables --write``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from .spec_tables import SPEC, TABLES, marked
+
+TEXT = SPEC.read_text(encoding="utf-8")
+
+
+def test_every_table_is_marked_once() -> None:
+    for name in TABLES:
+        assert TEXT.count(f"<!-- table:{name}:start -->") == 1, name
+        assert TEXT.count(f"<!-- table:{name}:end -->") == 1, name
+    assert set(marked(TEXT)) == set(TABLES)
+
+
+@pytest.mark.parametrize("name", sorted(TABLES))
+def test_spec_table_equals_the_rule_data(name: str) -> None:
+    assert marked(TEXT)[name] == TABLES[name](), (
+        f"SPEC.md's {name} table differs from agenterr._rules: "
+        "run `python -m tests.spec_tables --write`"
+    )
+
+
+def test_a_changed_rule_changes_the_rendering(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The comparison above can fail: a rule added to the data shows in the rendering."""
+    from agenterr import Code, _rules
+
+    from . import spec_tables
+
+    extra = _rules.Rule("identifier", "ERR_EXTRA_1", Code.NOT_FOUND)
+    monkeypatch.setattr(spec_tables, "BUILTIN", (*_rules.BUILTIN, extra))
+    assert "`ERR_EXTRA_1`" in spec_tables.identifiers()
+    assert spec_tables.identifiers() != marked(TEXT)["identifiers"]
