@@ -27,6 +27,7 @@ from typing import Any, NamedTuple
 from urllib.parse import unquote
 
 from ._classify import _internal_failure, code_for_status, response_outcome
+from ._classify import _status_outcome as status_outcome
 from ._headers import HeaderView
 from ._hints import SCAN_WINDOW, hint_for, snippet
 from ._hints import where as http_where
@@ -34,6 +35,7 @@ from ._outcome import Outcome
 from ._responses import _in_memory_body, as_status
 from ._retry_after import Clock
 from ._rules import (
+    ACCESS_PHRASES,
     API_ERROR_DEFAULT,
     GRPC_NAMES,
     JSONRPC_CODES,
@@ -264,7 +266,27 @@ def _text_payload(payload: object, scopes: _Scopes) -> _Failure | _Found | None:
         if isinstance(document, list):
             return _batch(document, scopes)
         return None
+    if json_start(text) == "<":
+        return _xml_error(text, scopes)
     return _event_stream(text, whole, scopes)
+
+
+_XML_ERROR_ROOT = re.compile(r"<(?:Error|ErrorResponse)[ \t\r\n>]")
+
+
+def _xml_error(text: str, scopes: _Scopes) -> _Failure | None:
+    """An XML error document in a 2xx (Amazon S3 documents that CopyObject and
+    CompleteMultipartUpload can fail after their 200): read as 11.2.1 reads XML."""
+    if _XML_ERROR_ROOT.search(text, 0, 1024) is None:
+        return None
+    signals = read_signals(text)
+    if not signals.identifiers:
+        return None
+    verdict = identifiers_verdict(signals.identifiers, scopes, envelope=True)
+    verdict = verdict or general_verdict(signals.messages, signals.identifiers)
+    code, quota = (verdict.code, verdict.quota) if verdict is not None else (Code.UNKNOWN, False)
+    where = _named(" (XML error", signals.identifiers[0])
+    return _Failure(code, where, snippet(text), quota)
 
 
 def _batch(members: list[Any], scopes: _Scopes) -> _Failure | _Found | None:
@@ -298,7 +320,113 @@ def _document(
         return _graphql(document, errors, data, scopes)
     if document.get("type") == "error" and isinstance(document.get("error"), dict):
         return _stream_error(document, payload, scopes)
+    return _reply_error(document, payload, scopes)
+
+
+# --- other replies that report a failure (SPEC 12.16) ----------------------------------
+
+_FAILED_STATUS = frozenset(
+    {"error", "failed", "failure", "fail", "rejected", "denied", "requestdenied",
+     "overquerylimit", "overdailylimit", "invalidrequest", "unknownerror"}
+)  # fmt: skip
+"""Normalised values of a top-level ``status`` string that report a failure (Google Maps
+``OVER_QUERY_LIMIT``, ``REQUEST_DENIED``; AssemblyAI ``"status": "error"``). ``OK`` and
+``ZERO_RESULTS`` (a search with no result) are not failures."""
+_REFUSED = frozenset({"refused", "declined", "error", "cancelled"})
+"""Normalised payment ``resultCode`` values that report a failure (Adyen, Authorize.net)."""
+_PAYMENT_REFUSED = frozenset({"refused", "declined"})
+
+
+def _reply_error(
+    document: dict[str, Any], payload: object, scopes: _Scopes
+) -> _Failure | _Found | None:
+    """The shapes without a protocol of their own: a per-item error of a bulk reply, a
+    ``status`` or payment ``resultCode`` word saying so, a non-empty ``error`` member, or a
+    numeric ``code`` other than 0 or 2xx beside a message and no data."""
+    if "ok" in document:
+        return None  # an explicit "ok" that is not false speaks for the reply (SPEC 12.5)
+    if document.get("errors") is True:
+        return _bulk(document.get("items"), scopes)
+    status = document.get("status")
+    if isinstance(status, str) and _key(status) in _FAILED_STATUS:
+        return _api_error(document, payload, scopes, status)
+    outcome = document.get("messages")
+    result = document.get("resultCode")
+    if result is None and isinstance(outcome, dict):
+        result = outcome.get("resultCode")
+    if isinstance(result, str) and _key(result) in _REFUSED:
+        return _payment(document, payload, scopes, result)
+    error = document.get("error")
+    if (isinstance(error, str) and error.strip()) or (
+        isinstance(error, dict) and any(_text(error.get(k)) for k in ("message", "code", "type"))
+    ):
+        return _api_error(document, payload, scopes)
+    code = _integer(document.get("code"))
+    message = document.get("message", document.get("msg"))
+    if (
+        code is not None
+        and code != 0
+        and not 200 <= code <= 299
+        and isinstance(message, str)
+        and message.strip()
+        and document.get("data") is None
+    ):
+        return _api_error(document, payload, scopes)
     return None
+
+
+def _key(value: str) -> str:
+    return normalise(value[:64])
+
+
+def _bulk(entries: object, scopes: _Scopes) -> _Found | None:
+    """A bulk reply (Elasticsearch ``_bulk``): its first item that failed, by its own status
+    and error, as a failed response is read."""
+    for entry in entries[:MAX_ITEMS] if isinstance(entries, list) else ():
+        if not isinstance(entry, dict):
+            continue
+        for item in itertools.islice(entry.values(), 4):
+            if not isinstance(item, dict):
+                continue
+            status = _integer(item.get("status"))
+            error = item.get("error")
+            if status is not None and 400 <= status <= 599 and error is not None:
+                outcome = status_outcome(status, error, None, None, None, rules=scopes)
+                return _Found(outcome, " (bulk item error)")
+    return None
+
+
+def _payment(document: dict[str, Any], payload: object, scopes: _Scopes, result: str) -> _Failure:
+    """A payment reply whose ``resultCode`` says it failed: a refusal needs the card holder
+    (Adyen documents ``Refused`` as "the issuer refused"); an error is read for what it
+    says."""
+    texts: list[str] = []
+    identifiers: list[str] = []
+    for key in ("refusalReason", "refusalReasonCode"):
+        value = document.get(key)
+        if isinstance(value, str) and value:
+            (texts if key == "refusalReason" else identifiers).append(value[:_TEXT_CUT])
+    messages = document.get("messages")
+    entries = messages.get("message") if isinstance(messages, dict) else None
+    for entry in entries[:MAX_ITEMS] if isinstance(entries, list) else ():
+        if isinstance(entry, dict):
+            for key in ("text", "description"):
+                value = entry.get(key)
+                if isinstance(value, str) and value:
+                    texts.append(value[:_TEXT_CUT])
+            value = entry.get("code")
+            if isinstance(value, str) and value:
+                identifiers.append(value[:128])
+    verdict = identifiers_verdict(identifiers, scopes, envelope=True)
+    verdict = verdict or phrase_verdict(texts, scopes) or general_verdict(texts, identifiers)
+    if verdict is not None:
+        code, quota = verdict.code, verdict.quota
+    elif _key(result) in _PAYMENT_REFUSED:
+        code, quota = Code.UNAUTHORIZED, True
+    else:
+        code, quota = API_ERROR_DEFAULT.code, False
+    where = _named(" (payment result", result)
+    return _Failure(code, where, snippet(payload), quota)
 
 
 # --- JSON-RPC 2.0 and MCP (SPEC 12.3, 12.4) --------------------------------------------
@@ -336,6 +464,7 @@ def _jsonrpc(response: dict[str, Any], scopes: _Scopes) -> _Failure | _Found | N
     code, quota = rule.code, False
     text = _text(message)
     if not rule.final:
+        general = general_verdict if number != _INTERNAL_ERROR else _no_verdict
         verdict: Verdict | None
         signals = read_signals(data) if isinstance(data, (dict, list)) else NO_SIGNALS
         if isinstance(data, (dict, list)):
@@ -346,7 +475,7 @@ def _jsonrpc(response: dict[str, Any], scopes: _Scopes) -> _Failure | _Found | N
             )
         if verdict is None:
             texts = (text, data) if isinstance(data, str) else (text,)
-            verdict = phrase_verdict(texts, scopes) or general_verdict(
+            verdict = phrase_verdict(texts, scopes) or general(
                 (*texts, *signals.messages), (*signals.identifiers, *signals.generic)
             )
         if verdict is not None:
@@ -355,6 +484,14 @@ def _jsonrpc(response: dict[str, Any], scopes: _Scopes) -> _Failure | _Found | N
     quoted = snippet(f"{text}: {said}" if text and said else text or said)
     where = f" (JSON-RPC error {number})" if number is not None else " (JSON-RPC error)"
     return _Failure(code, where, quoted, quota)
+
+
+_INTERNAL_ERROR = -32603
+"""JSON-RPC's "Internal error": like an HTTP 500, its words are not evidence (SPEC 12.3)."""
+
+
+def _no_verdict(*_: object) -> Verdict | None:
+    return None
 
 
 def _is_tool_error(result: object) -> bool:
@@ -411,7 +548,7 @@ def _tool_error(result: object, scopes: _Scopes) -> _Failure | _Found:
         # The status was read, not received: the recorded status stays 0 (SPEC B.11).
         return _Failure(code, f" (tool error, HTTP {status})", quoted)
     verdict = general_verdict(texts, ())
-    if verdict is not None:
+    if verdict is not None and verdict.shown not in ACCESS_PHRASES:
         return _Failure(verdict.code, " (tool error)", quoted, verdict.quota)
     return _Failure(TOOL_ERROR_DEFAULT.code, " (tool error)", quoted)
 
@@ -446,11 +583,15 @@ def _relay(wire: dict[str, Any]) -> _Found | None:
 # --- {"ok": false} (SPEC B.5) ----------------------------------------------------------
 
 
-def _api_error(document: dict[str, Any], payload: object, scopes: _Scopes) -> _Failure | _Found:
-    relayed = _relay(document)
+def _api_error(
+    document: dict[str, Any], payload: object, scopes: _Scopes, status: str | None = None
+) -> _Failure | _Found:
+    relayed = _relay(document) if status is None else None
     if relayed is not None:
         return relayed
     error = document.get("error")
+    if status is not None and not (isinstance(error, str) and error):
+        error = status  # Google Maps' "status": "REQUEST_DENIED" names the error
     signals = read_signals(document)
     verdict = document_verdict(signals, scopes) or general_verdict(
         signals.messages, (*signals.identifiers, *signals.generic)
@@ -480,11 +621,17 @@ def _graphql(
     return None
 
 
-def _partial(data: object) -> bool:
-    """Partial success: ``data`` is an object with a non-null member (among the first 16)."""
-    if not isinstance(data, dict):
+def _partial(data: object, depth: int = 0) -> bool:
+    """Partial success: ``data`` is an object with a present member among its first 16 — a
+    member that is not null, and, if an object, has a present member itself (checked to a
+    depth of 8): GraphQL propagates a failed field's null up to the nearest nullable field,
+    so ``{"actor": {"account": {"nrql": null}}}`` holds no data."""
+    if not isinstance(data, dict) or depth > 8:
         return False
-    return any(value is not None for value in itertools.islice(data.values(), MAX_ITEMS))
+    for value in itertools.islice(data.values(), MAX_ITEMS):
+        if value is not None and (not isinstance(value, dict) or _partial(value, depth + 1)):
+            return True
+    return False
 
 
 def _graphql_errors(errors: list[Any], executed: bool, scopes: _Scopes) -> _Failure:

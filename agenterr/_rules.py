@@ -22,6 +22,7 @@ from typing import Literal, NamedTuple, TypeAlias, TypeVar
 from ._taxonomy import Code
 
 __all__ = [
+    "ACCESS_PHRASES",
     "ANCHORS",
     "API_ERROR_DEFAULT",
     "BUILTIN",
@@ -837,6 +838,16 @@ def _general(
     )
 
 
+ACCESS_PHRASES = (
+    "access denied",
+    "permission denied",
+    "insufficient permission",
+    "forbidden",
+)
+"""Auth phrases about access to a resource rather than credentials: in a tool's own error
+they usually refuse a path or a URL the model chose, which another argument fixes
+(SPEC 12.4)."""
+
 CONTENT_POLICY = (
     "moderation",
     "flagged",
@@ -942,10 +953,7 @@ GENERAL: tuple[Rule, ...] = (
             "authorization failure",
             "authorization failed",
             "login required",
-            "access denied",
-            "permission denied",
-            "insufficient permission",
-            "forbidden",
+            *ACCESS_PHRASES,
         ),
         (
             "unauthorized",

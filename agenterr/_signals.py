@@ -654,8 +654,9 @@ def _general_allowed(
     says credentials), a 1xx or 3xx; a quota reading not when the server asked to come back
     within the hour. Otherwise by the class the status already gives: a self-correctable
     failure may move anywhere; an auth failure (403, 402, …) only to a transient reading, to
-    the quota wording, or to a content-policy block; a transient 4xx (408, 423, …) only to the auth class; a 429
-    only to a quota. A 5xx is the server's own failure: its words are not evidence."""
+    the quota wording, or to a content-policy block; a transient 4xx (408, 423, …) only to
+    the auth class; a 429 only to a quota. A 5xx is the server's own failure: its words are
+    not evidence."""
     if status == 401 or not 400 <= status <= 499 or table is None:
         return False
     if verdict.quota and retry_after is not None and retry_after <= LONG_WAIT:
@@ -689,6 +690,8 @@ _DATE = "date"
 _RATELIMIT_RESET = re.compile(r"(?:^|[;, \t])(?:reset|t)=([^;, \t]*)")
 _EPOCH_FLOOR = 1_000_000_000
 """An X-RateLimit-Reset at or above this (September 2001) is a Unix time, below it a delay."""
+_EPOCH_FLOOR_MS = 1_000_000_000_000
+"""… and at or above this, a Unix time in milliseconds (no delay in seconds is that long)."""
 _NUMBER = re.compile(r"[0-9]{1,20}(?:\.[0-9]{1,9})?\Z")
 
 
@@ -755,7 +758,10 @@ def _reset(raw: str, view: HeaderView, now: Clock) -> float | None:
     if not _NUMBER.match(text):
         return None
     value = float(text)
-    if int(text.partition(".")[0]) >= _EPOCH_FLOOR:
+    whole = int(text.partition(".")[0])
+    if whole >= _EPOCH_FLOOR_MS:
+        value = value / 1000 - server_clock(view, now)  # OpenRouter sends milliseconds
+    elif whole >= _EPOCH_FLOOR:
         value -= server_clock(view, now)
     if not math.isfinite(value):
         return None

@@ -90,12 +90,16 @@ def test_corpus_has_the_2xx_entries() -> None:
 
 @pytest.mark.parametrize("entry", CORPUS, ids=[e["id"] for e in CORPUS])
 def test_corpus_2xx_entries_get_their_documented_class(entry: dict[str, Any]) -> None:
+    """Except the corpus's known misses (tests/test_corpus.py lists each with its reason)."""
+    from .test_corpus import KNOWN_MISSES
+
     response = entry["response"]
     outcome = from_envelope(response["body"], headers=response["headers"])
-    assert outcome.class_ is Class(entry["expected"]["class"]), outcome.llm_hint
-    # The same body, already parsed, reads the same.
-    parsed = from_envelope(json.loads(response["body"]), headers=response["headers"])
-    assert parsed.code is outcome.code
+    right = outcome.class_ is Class(entry["expected"]["class"])
+    assert right is (entry["id"] not in KNOWN_MISSES), outcome.llm_hint
+    if response["body"].lstrip()[:1] in ("{", "["):  # the same body, already parsed, reads the same
+        parsed = from_envelope(json.loads(response["body"]), headers=response["headers"])
+        assert parsed.code is outcome.code
 
 
 # --- the tables ----------------------------------------------------------------------------
@@ -308,9 +312,10 @@ TOOL_CASES = [
     ("too-many-requests", "HTTP 429 Too Many Requests", Code.RATE_LIMITED),
     ("throttled", "Request was THROTTLED", Code.RATE_LIMITED),
     ("unknown-tool", "Unknown tool: search_web", Code.NOT_FOUND),
-    # conservative: other wording stays with the MCP default
-    ("not-authorized-words", "Unauthorized: token expired", Code.INVALID_REQUEST),
-    ("timeout-words", "The request timed out", Code.INVALID_REQUEST),
+    # no phrase: general evidence (SPEC 11.12) reads other wording, the strongest reading first
+    ("not-authorized-words", "Unauthorized: token expired", Code.UNAUTHORIZED),
+    ("timeout-words", "The request timed out", Code.TIMEOUT),
+    ("neutral-words", "The widget could not be frobnicated", Code.INVALID_REQUEST),
     ("empty", "", Code.INVALID_REQUEST),
     # only A-Z are lowered: the Kelvin sign is not a k in any port
     ("kelvin-sign", "UN\u212aNOWN TOOL: x", Code.INVALID_REQUEST),
@@ -505,9 +510,10 @@ def test_tool_error_naming_a_status(text: str, status: int) -> None:
     ],
 )
 def test_tool_error_status_needs_the_exact_form(text: str) -> None:
+    """No status is named (general evidence may still read the words: 'Not Found')."""
     outcome = from_envelope(tool_result(text))
-    assert outcome.code is Code.INVALID_REQUEST
     assert where_of(outcome) == " (tool error)"
+    assert outcome.status == 0
 
 
 def test_tool_error_phrases_come_before_a_named_status() -> None:
@@ -985,7 +991,9 @@ def test_top_level_stream_error_object() -> None:
     assert from_envelope(document).code is Code.UNAVAILABLE
     assert from_envelope(json.dumps(document)).code is Code.UNAVAILABLE
     assert from_envelope({"type": "error", "message": "a log line"}).ok
-    assert from_envelope({"error": {"type": "overloaded_error"}}).ok  # a record, not a stream
+    # A bare error member in a 2xx is a reply that failed (SPEC 12.16, item 4).
+    assert from_envelope({"error": {"type": "overloaded_error"}}).code is Code.UNAVAILABLE
+    assert from_envelope({"error": {"type": "overloaded_error"}, "ok": True}).ok
 
 
 # --- gRPC ------------------------------------------------------------------------------

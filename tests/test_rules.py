@@ -14,7 +14,7 @@ from agenterr._rules import BUILTIN, INDEX, JSONRPC_CODES, compile_rules, normal
 
 BUSY = Rule.field("state", "busy", Code.UNAVAILABLE, source="https://internal.example/docs")
 QUOTA_77 = Rule.identifier("ERR_QUOTA_77", "UNAUTHORIZED", quota=True)
-WARMING = Rule.phrase("warming up", Code.UNAVAILABLE)
+WARMING = Rule.phrase("gathering moss", Code.UNAVAILABLE)
 
 
 @pytest.fixture(autouse=True)
@@ -57,7 +57,7 @@ def _no_process_rules() -> Iterator[None]:
             ValueError,
             "two meanings",
         ),
-        (lambda: add_rules(WARMING, Rule.phrase("WARMING UP", "TIMEOUT")), ValueError, "two"),
+        (lambda: add_rules(WARMING, Rule.phrase("GATHERING MOSS", "TIMEOUT")), ValueError, "two"),
     ],
 )
 def test_a_malformed_rule_fails_at_definition(
@@ -120,9 +120,9 @@ def test_a_call_rule_replaces_a_builtin_identifier() -> None:
 
 
 def test_a_phrase_rule_reads_messages_and_plain_text() -> None:
-    assert from_status(400, "the service is warming up").code is Code.INVALID_REQUEST
-    assert from_status(400, "the service is Warming Up", rules=WARMING).code is Code.UNAVAILABLE
-    body = json.dumps({"message": "still warming up"})
+    assert from_status(400, "the service is gathering moss").code is Code.INVALID_REQUEST
+    assert from_status(400, "the service is Gathering Moss", rules=WARMING).code is Code.UNAVAILABLE
+    body = json.dumps({"message": "still gathering moss"})
     assert from_status(400, body, rules=RuleSet([WARMING])).code is Code.UNAVAILABLE
 
 
