@@ -608,8 +608,28 @@ def http_verdict(
 
 
 def _alternation(keys: Iterable[str]) -> str:
-    # Longest first, so "invalid api key" wins over "invalid" at the same position.
-    return "|".join(re.escape(k) for k in sorted(set(keys), key=lambda k: (-len(k), k)))
+    """One pattern matching any key, longest first at a position, written as a trie (``ab``,
+    ``abc`` → ``ab(?:c)?``) so that the regex engine branches on each character instead of
+    trying every key in turn: the same leftmost-longest matches, in time that does not grow
+    with the number of keys."""
+    trie: dict[str, Any] = {}
+    for key in set(keys):
+        node = trie
+        for char in key:
+            node = node.setdefault(char, {})
+        node[""] = {}  # the end of a key
+    return _branches(trie)
+
+
+def _branches(node: dict[str, Any]) -> str:
+    ends = "" in node
+    children = [re.escape(c) + _branches(sub) for c, sub in sorted(node.items()) if c]
+    if not children:
+        return ""
+    body = children[0] if len(children) == 1 else f"(?:{'|'.join(children)})"
+    if not ends:
+        return body
+    return f"(?:{body})?" if len(children) > 1 or len(body) > 1 else f"{body}?"
 
 
 _GENERAL_PHRASES = {str(rule.key): rule for rule in INDEX.general_phrases}
