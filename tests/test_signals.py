@@ -1,0 +1,168 @@
+"""The signal engine: general evidence, its matching, its limits, and bounded envelopes."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from agenterr import Code, from_envelope, from_status
+from agenterr._rules import ACCESS_PHRASES, CONTENT_POLICY, GENERAL
+from agenterr._signals import (
+    _GENERAL_PHRASES,
+    _GENERAL_WORDS,
+    Verdict,
+    _alternation,
+    _general_allowed,
+    general_verdict,
+)
+
+# --- the trie pattern is the sorted alternation, faster ----------------------------------------
+
+KEYS = st.lists(st.text(alphabet="abc d", min_size=1, max_size=5), min_size=1, max_size=12)
+
+
+@given(keys=KEYS, text=st.text(alphabet="abcd ex", max_size=40))
+def test_trie_pattern_matches_like_a_longest_first_alternation(keys: list[str], text: str) -> None:
+    trie = re.compile(_alternation(keys))
+    ordered = sorted(set(keys), key=lambda k: (-len(k), k))
+    flat = re.compile("|".join(re.escape(k) for k in ordered))
+    assert [m.group() for m in trie.finditer(text)] == [m.group() for m in flat.finditer(text)]
+
+
+def test_every_general_phrase_is_found_at_a_word_start_only() -> None:
+    for phrase in _GENERAL_PHRASES:
+        assert _GENERAL_WORDS.search(f"x {phrase} y") is not None, phrase
+        assert all(m.start() != 1 for m in _GENERAL_WORDS.finditer(f"x{phrase}")), phrase
+    assert _GENERAL_WORDS.search("the block is") is None  # "lock" needs a word start
+
+
+def test_general_rules_are_data_with_sources() -> None:
+    assert {r.scope for r in GENERAL} == {"general"}
+    assert all(r.source.startswith("https://") for r in GENERAL)
+    assert set(CONTENT_POLICY) <= set(_GENERAL_PHRASES)
+    assert set(ACCESS_PHRASES) <= set(_GENERAL_PHRASES)
+
+
+# --- what general evidence reads -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("texts", "identifiers", "code", "quota"),
+    [
+        (["Your current account balance is negative"], [], Code.UNAUTHORIZED, True),
+        (["Incorrect API key provided"], [], Code.UNAUTHORIZED, False),
+        (["Resource not found or permission denied"], [], Code.UNAUTHORIZED, False),
+        (["The model is overloaded"], [], Code.UNAVAILABLE, False),
+        (["usage limit reached: 100 requests per minute"], [], Code.RATE_LIMITED, False),
+        (["daily quota exceeded"], [], Code.UNAUTHORIZED, True),
+        ([], ["ContainerBeingDeleted"], Code.UNAVAILABLE, False),
+        (["USER_DISABLED"], [], Code.UNAUTHORIZED, False),
+        (["EMAIL_NOT_FOUND"], [], Code.NOT_FOUND, False),
+        (["value must be positive"], [], Code.INVALID_REQUEST, False),
+    ],
+)
+def test_general_verdict(texts: list[str], identifiers: list[str], code: Code, quota: bool) -> None:
+    verdict = general_verdict(texts, identifiers)
+    assert verdict is not None
+    assert (verdict.code, verdict.quota, verdict.general) == (code, quota, True)
+
+
+def test_general_verdict_finds_nothing_in_neutral_text() -> None:
+    assert general_verdict(["The widget was frobnicated"], ["WidgetFrob"]) is None
+    assert general_verdict([], []) is None
+    assert general_verdict([None, 3, ""], [None]) is None  # type: ignore[list-item]
+
+
+_AUTH = Verdict(Code.UNAUTHORIZED, False, "unauthorized", True)
+_QUOTA = Verdict(Code.UNAUTHORIZED, True, "billing", True)
+_BUSY = Verdict(Code.UNAVAILABLE, False, "in progress", True)
+_INVALID = Verdict(Code.INVALID_REQUEST, False, "invalid", True)
+_POLICY = Verdict(Code.INVALID_REQUEST, False, "moderation", True)
+
+
+@pytest.mark.parametrize(
+    ("status", "table", "verdict", "delay", "allowed"),
+    [
+        (400, Code.INVALID_REQUEST, _AUTH, None, True),
+        (400, Code.INVALID_REQUEST, _BUSY, None, True),
+        (401, Code.UNAUTHORIZED, _BUSY, None, False),
+        (403, Code.UNAUTHORIZED, _INVALID, None, False),
+        (403, Code.UNAUTHORIZED, _POLICY, None, True),
+        (403, Code.UNAUTHORIZED, _BUSY, None, True),
+        (402, Code.UNAUTHORIZED, _QUOTA, None, True),
+        (429, Code.RATE_LIMITED, _QUOTA, None, True),
+        (429, Code.RATE_LIMITED, _QUOTA, 30.0, False),
+        (429, Code.RATE_LIMITED, _AUTH, None, False),
+        (423, Code.UNAVAILABLE, _AUTH, None, True),
+        (423, Code.UNAVAILABLE, _INVALID, None, False),
+        (500, Code.UNAVAILABLE, _AUTH, None, False),
+        (503, Code.UNAVAILABLE, _QUOTA, None, False),
+        (302, Code.UNKNOWN, _AUTH, None, False),
+    ],
+)
+def test_where_general_evidence_may_move_a_failure(
+    status: int, table: Code, verdict: Verdict, delay: float | None, allowed: bool
+) -> None:
+    assert _general_allowed(status, table, verdict, delay) is allowed
+
+
+def test_structure_speaks_before_general_evidence() -> None:
+    body = json.dumps({"__type": "ValidationException", "message": "insufficient balance"})
+    assert from_status(400, body).code is Code.INVALID_REQUEST
+    assert from_status(400, json.dumps({"message": "insufficient balance"})).code is (
+        Code.UNAUTHORIZED
+    )
+
+
+def test_a_millisecond_reset_is_a_unix_time() -> None:
+    now = 1_741_305_000.0
+    headers = {"x-ratelimit-remaining": "0", "x-ratelimit-reset": "1741305600000"}
+    out = from_status(429, "{}", headers=headers, now=now)
+    assert out.code is Code.RATE_LIMITED
+    assert out.retry_after == 600.0
+
+
+# --- envelopes: credentials are never named, and cost does not grow with the payload ------------
+
+
+@pytest.mark.parametrize(
+    "secret",
+    [
+        "sk-abcdefghijklmnopqrstuvwxyz012345",
+        "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+        "AKIAIOSFODNN7EXAMPLE",
+        "xoxb-123456789012-abcdefghijkl",
+        "sk-ant-api03-abcdefghijklmnopqrstuv",
+    ],
+)
+def test_an_identifier_shaped_credential_is_not_named(secret: str) -> None:
+    payloads = [
+        {"ok": False, "error": secret},
+        {"errors": [{"message": "x", "extensions": {"code": secret}}]},
+        {"type": "error", "error": {"type": secret, "message": "x"}},
+    ]
+    for payload in payloads:
+        hint = from_envelope(payload).llm_hint
+        assert secret not in hint, hint
+        assert secret not in from_envelope(json.dumps(payload)).llm_hint
+
+
+def _cost(size: int) -> float:
+    payload = {"ok": False, "error": "rate_limited", **{f"k{i}": i for i in range(size)}}
+    best = float("inf")
+    for _ in range(5):
+        start = time.perf_counter()
+        from_envelope(payload)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def test_an_envelope_costs_the_same_whatever_its_size() -> None:
+    """SPEC 12.12: O(1) in the payload, parsed objects included (a ratio within one run)."""
+    small, large = _cost(100), _cost(200_000)
+    assert large < 20 * small + 0.002, (small, large)
