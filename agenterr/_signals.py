@@ -306,10 +306,15 @@ def _from_document(document: object, problem_json: bool) -> Signals:
         reader.identifier(inner.get("Code"))
         reader.message(inner.get("Message"))
     reader.identifier(document.get("__type"), namespaced=True)
+    get = document.get
     for key in _IDENTIFIER_KEYS:
-        reader.identifier(document.get(key))
+        value = get(key)
+        if value.__class__ is str or isinstance(value, str):  # skip the call for absent keys
+            reader.identifier(value)
     for key in _MESSAGE_KEYS:
-        reader.message(document.get(key))
+        value = get(key)
+        if value.__class__ is str or isinstance(value, str):
+            reader.message(value)
     for item in items(document.get("errors")):  # GraphQL, Cloudflare, Shopify REST
         extensions = item.get("extensions")
         if isinstance(extensions, dict):
