@@ -44,20 +44,20 @@ from typing import (
 
 import wrapt
 
-from ._classify import _attr, _exception_text, from_error, from_response, schema_invalid
+from ._classify import from_response, schema_invalid
 from ._envelope import envelope_failure
-from ._exceptions import (
-    binding_problems,
-    entered,
-    is_transport,
-    may_have_taken_effect,
-    package_of,
-    passes_through,
-    validation_problems,
-)
+from ._exceptions import binding_problems, entered, passes_through, validation_problems
 from ._hints import clean, hint_for, where
 from ._outcome import Outcome
 from ._taxonomy import Code
+from ._transport import (
+    attr,
+    exception_text,
+    from_error,
+    is_transport,
+    may_have_taken_effect,
+    package_of,
+)
 from .errors import AgentToolError, error_for
 
 __all__ = ["ErrorRule", "FailureObserver", "classified_tool"]
@@ -143,7 +143,7 @@ _MAYBE_APPLIED_HINT = (
 def _bug(exc: BaseException, expose: bool) -> Outcome[Any]:
     hint = _BUG_HINT
     if expose:
-        text = _exception_text(exc)
+        text = exception_text(exc)
         name = clean(type(exc).__name__, 100)
         hint += f" The tool raised {name}: {text}" if text else f" The tool raised {name}."
     return Outcome(Code.UNKNOWN, hint, None, 0, None, exc)
@@ -167,7 +167,7 @@ def _mark_binding(exc: BaseException) -> None:
 
 def _is_binding(outcome: Outcome[Any]) -> bool:
     """Whether ``outcome`` is a SCHEMA_INVALID produced by a decorated tool's binding check."""
-    return outcome.code is Code.SCHEMA_INVALID and _attr(outcome.error, _BINDING_MARK) is True
+    return outcome.code is Code.SCHEMA_INVALID and attr(outcome.error, _BINDING_MARK) is True
 
 
 # --- result kinds ----------------------------------------------------------------------
@@ -210,9 +210,9 @@ def _result_kind(tp: type) -> int:
 
 def _ok_response(response: object) -> bool:
     """A returned response whose status is 2xx: a success, without reading anything else."""
-    status = _attr(response, "status_code")
+    status = attr(response, "status_code")
     if status is None:
-        status = _attr(response, "status")  # aiohttp, http.client
+        status = attr(response, "status")  # aiohttp, http.client
     return type(status) is int and 200 <= status <= 299
 
 

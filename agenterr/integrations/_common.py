@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._classify import from_error
-from .._exceptions import is_transport
 from .._outcome import Outcome
+from .._transport import from_error, is_transport
 from ..errors import AgentToolError
 
 __all__ = ["exception_outcome"]

@@ -26,10 +26,11 @@ from __future__ import annotations
 from collections.abc import Callable, Coroutine
 from typing import Any, ParamSpec, TypeVar, overload
 
-from .._classify import from_error, schema_invalid
+from .._classify import schema_invalid
 from .._decorator import _async, _async_generator, _bug, _generator, _kind_of, _ToolWrapper
-from .._exceptions import is_transport, validation_problems
+from .._exceptions import validation_problems
 from .._outcome import Outcome
+from .._transport import from_error, is_transport
 from ..errors import AgentToolError
 from ._require import require
 from .openai import tool_result_text
