@@ -3,7 +3,9 @@
 The wrapper is a ``wrapt.FunctionWrapper``, so the decorated tool keeps the wrapped
 function's signature, name, docstring, annotations, coroutine-ness and method binding, and
 frameworks that build a JSON schema from it see no difference. The code path (sync, async,
-generator, async generator; Outcome or raising) is chosen once, at decoration time.
+generator, async generator; Outcome or raising) is chosen once, at decoration time. What
+a failure or a returned value means is the policy's (``_policy``): this module only calls
+the tool and hands over what came back.
 
 The success path is one ``try``, one set lookup on the result's type and, in Outcome mode,
 building the Outcome. A returned Outcome or response object costs one more dict lookup (its
@@ -17,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import inspect
-import logging
 import pickle
 from collections.abc import (
     AsyncGenerator,
@@ -28,37 +29,23 @@ from collections.abc import (
     Iterator,
     Mapping,
 )
-from dataclasses import dataclass, fields, replace
 from types import CodeType
 from typing import (
     TYPE_CHECKING,
     Any,
     Literal,
-    NoReturn,
     ParamSpec,
     Protocol,
-    TypeAlias,
     TypeVar,
     overload,
 )
 
 import wrapt
 
-from ._classify import from_response, schema_invalid
-from ._envelope import envelope_failure
-from ._exceptions import binding_problems, entered, passes_through, validation_problems
-from ._hints import clean, hint_for, where
+from ._exceptions import passes_through
 from ._outcome import Outcome
+from ._policy import PLAIN, ErrorRule, FailureObserver, Policy, raise_typed, success
 from ._taxonomy import Code
-from ._transport import (
-    attr,
-    exception_text,
-    from_error,
-    is_transport,
-    may_have_taken_effect,
-    package_of,
-)
-from .errors import AgentToolError, error_for
 
 __all__ = ["ErrorRule", "FailureObserver", "classified_tool"]
 
@@ -68,380 +55,19 @@ S = TypeVar("S")
 R = TypeVar("R")
 F = TypeVar("F", bound="Callable[..., Any] | staticmethod[Any, Any] | classmethod[Any, Any, Any]")
 
-ErrorRule: TypeAlias = Code | Callable[[Any], Outcome[Any] | None]
-"""How ``errors=`` maps an exception type: a code, or a function returning an Outcome or None."""
-FailureObserver: TypeAlias = Callable[[str, Outcome[Any], BaseException | None], object]
-"""``on_failure(tool_name, outcome, exception_or_None)``, called once per failure."""
-
-logger = logging.getLogger("agenterr")
-"""Every failure is logged here: WARNING for UNKNOWN (with the traceback), INFO otherwise."""
-# A library must not print through logging's last-resort handler when the application has
-# not configured logging; a handler of the application's sees every record as usual.
-logger.addHandler(logging.NullHandler())
-
-
-def _log(level: int, message: str, *args: object, **kwargs: Any) -> None:
-    """``logger.log`` that never raises: a Filter or Handler of the application that raises
-    must not turn a classified failure into a different exception."""
-    try:
-        if logger.isEnabledFor(level):
-            logger.log(level, message, *args, **kwargs)
-    except Exception:
-        pass
-
-
 _Wrapper = Callable[[Any, Any, tuple[Any, ...], dict[str, Any]], Any]
-
-
-# --- building outcomes -----------------------------------------------------------------
-
-
-def _fast_success() -> Callable[[Any], Outcome[Any]]:
-    """``Outcome.success`` without the frozen dataclass ``__init__``.
-
-    The frozen ``__init__`` goes through ``object.__setattr__`` per field and is most of
-    the Outcome mode's overhead; writing the slots directly costs well under half. If the
-    core's fields ever change shape this falls back to the public constructor, so it can
-    be slower but never wrong.
-    """
-    names = tuple(f.name for f in fields(Outcome))
-    if names != ("code", "llm_hint", "retry_after", "status", "value", "error"):
-        return Outcome.success
-    set_code, set_hint, set_after, set_status, set_value, set_error = (
-        Outcome.__dict__[name].__set__ for name in names
-    )
-    new = object.__new__
-
-    def success(value: Any) -> Outcome[Any]:
-        outcome: Outcome[Any] = new(Outcome)
-        set_code(outcome, None)
-        set_hint(outcome, "")
-        set_after(outcome, None)
-        set_status(outcome, 0)
-        set_value(outcome, value)
-        set_error(outcome, None)
-        return outcome
-
-    probe = object()
-    built = success(probe)
-    if built != Outcome.success(probe) or built.value is not probe or built.error is not None:
-        return Outcome.success
-    return success
-
-
-_success = _fast_success()
-
-_BUG_HINT = hint_for(Code.UNKNOWN, "")
-_MAYBE_APPLIED_HINT = (
-    "This call may already have taken effect{where}: the request may have reached the API "
-    "before it failed, so repeating it could do the same thing twice. Do not retry it "
-    "blindly: check whether it took effect (for example by looking the result up) or report "
-    "it to the user or the orchestrator."
-)
-
-
-def _bug(exc: BaseException, expose: bool) -> Outcome[Any]:
-    hint = _BUG_HINT
-    if expose:
-        text = exception_text(exc)
-        name = clean(type(exc).__name__, 100)
-        hint += f" The tool raised {name}: {text}" if text else f" The tool raised {name}."
-    return Outcome(Code.UNKNOWN, hint, None, 0, None, exc)
-
-
-def _maybe_applied(outcome: Outcome[Any], exc: BaseException | None) -> Outcome[Any]:
-    hint = _MAYBE_APPLIED_HINT.format(where=where(outcome.status, transport=True))
-    error = outcome.error if outcome.error is not None else exc
-    return Outcome(Code.UNKNOWN, hint, None, outcome.status, None, error)
-
-
-# Set on the TypeError of an argument-binding failure, so that an outer tool can tell "my
-# code called another decorated tool wrongly" from any other SCHEMA_INVALID it sees raised.
-_BINDING_MARK = "_agenterr_binding"
-
-
-def _mark_binding(exc: BaseException) -> None:
-    with contextlib.suppress(Exception):
-        setattr(exc, _BINDING_MARK, True)
-
-
-def _is_binding(outcome: Outcome[Any]) -> bool:
-    """Whether ``outcome`` is a SCHEMA_INVALID produced by a decorated tool's binding check."""
-    return outcome.code is Code.SCHEMA_INVALID and attr(outcome.error, _BINDING_MARK) is True
-
-
-# --- result kinds ----------------------------------------------------------------------
-
-# Response classes recognised when returned, by (top-level package, class name) anywhere in
-# the MRO; a non-2xx one is a failure, classified without calling raise_for_status().
-_RESPONSE_CLASSES = frozenset(
-    {
-        ("httpx", "Response"),
-        ("httpx2", "Response"),
-        ("requests", "Response"),
-        ("aiohttp", "ClientResponse"),
-        ("http", "HTTPResponse"),
-    }
-)
-_PLAIN: set[type] = set()
-"""Result types that are neither an Outcome nor a response: returned as they are."""
-_KINDS: dict[type, int] = {}
-"""Every result type's kind, once computed (bounded like _PLAIN)."""
-_PLAIN_LIMIT = 1024
-_OUTCOME, _RESPONSE, _OTHER = 1, 2, 3
-
-
-def _result_kind(tp: type) -> int:
-    kind = _KINDS.get(tp)
-    if kind is not None:
-        return kind
-    if issubclass(tp, Outcome):
-        kind = _OUTCOME
-    elif any((package_of(cls), cls.__name__) in _RESPONSE_CLASSES for cls in tp.__mro__):
-        kind = _RESPONSE
-    else:
-        kind = _OTHER
-        if len(_PLAIN) < _PLAIN_LIMIT:
-            _PLAIN.add(tp)
-    if len(_KINDS) < _PLAIN_LIMIT:
-        _KINDS[tp] = kind
-    return kind
-
-
-def _ok_response(response: object) -> bool:
-    """A returned response whose status is 2xx: a success, without reading anything else."""
-    status = attr(response, "status_code")
-    if status is None:
-        status = attr(response, "status")  # aiohttp, http.client
-    return type(status) is int and 200 <= status <= 299
-
-
-# --- the policy ------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class _Policy:
-    name: str
-    errors: Mapping[type[Exception], ErrorRule] | None
-    expose_errors: bool
-    idempotent: bool
-    on_failure: FailureObserver | None
-    code: CodeType | None
-    """The tool body's code object, to tell a TypeError raised inside it from a bad call."""
-    envelopes: bool = False
-    """Whether returned values are read for error envelopes (:func:`from_envelope`)."""
-
-    def notify(self, outcome: Outcome[Any], exc: BaseException | None) -> None:
-        if self.on_failure is not None:
-            try:
-                self.on_failure(self.name, outcome, exc)
-            except Exception:
-                _log(
-                    logging.WARNING,
-                    "on_failure observer of tool %s raised",
-                    self.name,
-                    exc_info=True,
-                )
-        level = logging.WARNING if outcome.code is Code.UNKNOWN else logging.INFO
-        _log(
-            level,
-            "tool %s failed: %s",
-            self.name,
-            outcome,
-            exc_info=exc if level == logging.WARNING and exc is not None else None,
-            extra={"agenterr_tool": self.name, "agenterr_outcome": outcome},
-        )
-
-    def mapped(self, exc: Exception) -> Outcome[Any] | None:
-        """The ``errors=`` rule of the most specific class in ``exc``'s MRO, if any.
-
-        Only that one rule runs: if it returns None (or something that is not an Outcome,
-        which is logged), the default rules decide, not a rule for a less specific class.
-        """
-        assert self.errors is not None
-        for cls in type(exc).__mro__:
-            rule = self.errors.get(cls)
-            if rule is None:
-                continue
-            if isinstance(rule, Code):
-                return Outcome.failure(rule, error=exc)
-            try:
-                result = rule(exc)
-            except Exception:
-                _log(
-                    logging.WARNING,
-                    "errors= rule for %s of tool %s raised; using the default rules",
-                    cls.__name__,
-                    self.name,
-                    exc_info=True,
-                )
-                return None
-            if result is None:
-                return None
-            if not isinstance(result, Outcome):
-                _log(
-                    logging.WARNING,
-                    "errors= rule for %s of tool %s returned %s, not an Outcome or None; "
-                    "using the default rules",
-                    cls.__name__,
-                    self.name,
-                    type(result).__name__,
-                )
-                return None
-            if result.failed and result.error is None:
-                result = replace(result, error=exc)
-            return result
-        return None
-
-    def classify(
-        self,
-        exc: Exception,
-        call: Any,
-        args: tuple[Any, ...],
-        kwargs: dict[str, Any],
-        at_call: bool,
-    ) -> Outcome[Any]:
-        """The outcome of an exception raised by the tool (``at_call``: by the call itself).
-
-        Order: a raised AgentToolError, the binding diagnosis, ``errors=``, validation
-        errors, transport failures, and otherwise a bug.
-        """
-        if isinstance(exc, AgentToolError):
-            outcome = exc.outcome
-            if _is_binding(outcome) and entered(exc.__traceback__, self.code):
-                # This tool's own code called another decorated tool with arguments that do
-                # not bind: a bug here, not something the model can fix in its call to us.
-                return _bug(exc, self.expose_errors)
-            return outcome
-        if at_call and isinstance(exc, TypeError) and not entered(exc.__traceback__, self.code):
-            # Before errors=: an argument error is never one of the user's exception types,
-            # and a catch-all rule must not make a hallucinated argument retryable.
-            problems = _binding(call, args, kwargs)
-            if problems:
-                _mark_binding(exc)
-                return replace(schema_invalid(*problems), error=exc)
-        if self.errors:
-            mapped = self.mapped(exc)
-            if mapped is not None:
-                return mapped
-        invalid = validation_problems(exc)
-        if invalid is not None:
-            return replace(schema_invalid(*invalid), error=exc)
-        if is_transport(exc):
-            outcome = from_error(exc)
-            if outcome.failed:
-                return self.guard(outcome, exc)
-        return _bug(exc, self.expose_errors)
-
-    def guard(self, outcome: Outcome[Any], exc: BaseException | None) -> Outcome[Any]:
-        """For a non-idempotent tool, a retryable failure that may have reached the server
-        becomes UNKNOWN."""
-        if self.idempotent or not outcome.retryable:
-            return outcome
-        if may_have_taken_effect(outcome.status, exc):
-            return _maybe_applied(outcome, exc)
-        return outcome
-
-    def on_exception(
-        self,
-        exc: Exception,
-        call: Any,
-        args: tuple[Any, ...],
-        kwargs: dict[str, Any],
-        at_call: bool,
-    ) -> Outcome[Any]:
-        """The outcome of a failure; a framework's own control flow is re-raised unchanged."""
-        if passes_through(exc):
-            raise exc
-        outcome = self.classify(exc, call, args, kwargs, at_call)
-        if outcome.failed:
-            self.notify(outcome, exc)
-        return outcome
-
-    def on_result(self, value: Any) -> Outcome[Any]:
-        """The outcome of a value the tool returned (or yielded) that is not plain."""
-        kind = _result_kind(type(value))
-        if kind == _OUTCOME:
-            outcome: Outcome[Any] = value
-            if outcome.failed:
-                self.notify(outcome, outcome.error)
-            return outcome
-        if kind == _RESPONSE and not _ok_response(value):
-            outcome = from_response(value)
-            if outcome.ok:
-                return _success(value)
-            outcome = self.guard(outcome, None)
-            self.notify(outcome, None)
-            return outcome
-        if self.envelopes:
-            return self.envelope(value)
-        return _success(value)
-
-    def envelope(self, value: Any) -> Outcome[Any]:
-        """``envelopes=True``: the failure an envelope in ``value`` reports, or its success."""
-        found = envelope_failure(value)
-        if found is None:
-            return _success(value)
-        outcome = found.outcome
-        if (
-            not self.idempotent
-            and outcome.retryable
-            and outcome.code is not Code.RATE_LIMITED
-            and (outcome.status == 0 or may_have_taken_effect(outcome.status, None))
-        ):
-            # The server answered, so it may have acted before it failed; a refusal for
-            # rate (Slack rate_limited, THROTTLED, RESOURCE_EXHAUSTED) comes before acting.
-            hint = _MAYBE_APPLIED_HINT.format(where=found.where)
-            outcome = Outcome(Code.UNKNOWN, hint, None, outcome.status, None, None)
-        self.notify(outcome, None)
-        return outcome
-
-    def result_value(self, value: Any) -> Any:
-        """Raises mode: what the call returns for a value that is not plain, or its error."""
-        kind = _result_kind(type(value))
-        if kind == _OUTCOME or (kind == _RESPONSE and not _ok_response(value)):
-            return _value(self.on_result(value))
-        if not self.envelopes:
-            return value
-        outcome = self.envelope(value)
-        if outcome.ok:
-            return value
-        raise error_for(outcome)
-
-
-def _binding(call: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[str]:
-    try:
-        signature = inspect.signature(call)
-    except (TypeError, ValueError):
-        return []
-    return binding_problems(signature, args, kwargs)
-
-
-def _value(outcome: Outcome[Any]) -> Any:
-    """Raises mode: the value of an ok outcome, or its typed error."""
-    if outcome.ok:
-        return outcome.value
-    raise error_for(outcome) from outcome.error
-
-
-def _raise(outcome: Outcome[Any], exc: Exception) -> NoReturn:
-    """Raises mode: a raised AgentToolError whose outcome stands is re-raised unchanged;
-    anything else raises the outcome's typed error ``from`` the exception."""
-    if isinstance(exc, AgentToolError) and outcome is exc.outcome:
-        raise exc
-    raise error_for(outcome) from exc
 
 
 # --- the wrappers, one per (kind, mode) ------------------------------------------------
 
 
-def _plain_types(policy: _Policy) -> set[type] | frozenset[type]:
+def _plain_types(policy: Policy) -> set[type] | frozenset[type]:
     """Result types returned without a look: none when envelopes are read."""
-    return frozenset() if policy.envelopes else _PLAIN
+    return frozenset() if policy.envelopes else PLAIN
 
 
-def _sync(policy: _Policy, raises: bool) -> _Wrapper:
-    plain, success = _plain_types(policy), _success
+def _sync(policy: Policy, raises: bool) -> _Wrapper:
+    plain, ok = _plain_types(policy), success
 
     if raises:
 
@@ -452,7 +78,7 @@ def _sync(policy: _Policy, raises: bool) -> _Wrapper:
                 outcome = policy.on_exception(exc, wrapped, args, kwargs, True)
                 if outcome.ok:
                     return outcome.value
-                _raise(outcome, exc)
+                raise_typed(outcome, exc)
             if type(result) in plain:
                 return result
             return policy.result_value(result)
@@ -465,14 +91,14 @@ def _sync(policy: _Policy, raises: bool) -> _Wrapper:
         except Exception as exc:
             return policy.on_exception(exc, wrapped, args, kwargs, True)
         if type(result) in plain:
-            return success(result)
+            return ok(result)
         return policy.on_result(result)
 
     return call
 
 
-def _async(policy: _Policy, raises: bool) -> _Wrapper:
-    plain, success = _plain_types(policy), _success
+def _async(policy: Policy, raises: bool) -> _Wrapper:
+    plain, ok = _plain_types(policy), success
 
     if raises:
 
@@ -483,7 +109,7 @@ def _async(policy: _Policy, raises: bool) -> _Wrapper:
                 outcome = policy.on_exception(exc, wrapped, args, kwargs, True)
                 if outcome.ok:
                     return outcome.value
-                _raise(outcome, exc)
+                raise_typed(outcome, exc)
             if type(result) in plain:
                 return result
             return policy.result_value(result)
@@ -496,7 +122,7 @@ def _async(policy: _Policy, raises: bool) -> _Wrapper:
         except Exception as exc:
             return policy.on_exception(exc, wrapped, args, kwargs, True)
         if type(result) in plain:
-            return success(result)
+            return ok(result)
         return policy.on_result(result)
 
     return call
@@ -518,23 +144,23 @@ def _async(policy: _Policy, raises: bool) -> _Wrapper:
 # out (a failed item's typed error, the consumer's exception), that one wins in both modes.
 
 
-def _item(policy: _Policy, item: Any, raises: bool) -> Any:
-    if not policy.envelopes and type(item) in _PLAIN:
-        return item if raises else _success(item)
+def _item(policy: Policy, item: Any, raises: bool) -> Any:
+    if not policy.envelopes and type(item) in PLAIN:
+        return item if raises else success(item)
     if raises:
         return policy.result_value(item)
     return policy.on_result(item)
 
 
-def _cleanup_failed(policy: _Policy, exc: Exception, raises: bool) -> None:
+def _cleanup_failed(policy: Policy, exc: Exception, raises: bool) -> None:
     """The tool's cleanup raised ``exc`` when the consumer closed the wrapper."""
     outcome = policy.on_exception(exc, None, (), {}, False)
     if raises and outcome.failed:
-        _raise(outcome, exc)
+        raise_typed(outcome, exc)
 
 
 def _generator_call(
-    policy: _Policy,
+    policy: Policy,
     raises: bool,
     iterate: Callable[[Any], Any],
     failed_at_call: Callable[[Outcome[Any]], Any],
@@ -548,13 +174,13 @@ def _generator_call(
             outcome = policy.on_exception(exc, wrapped, args, kwargs, True)
             if not raises:
                 return failed_at_call(outcome)
-            _raise(outcome, exc)
+            raise_typed(outcome, exc)
         return iterate(generator)
 
     return call
 
 
-def _generator(policy: _Policy, raises: bool) -> _Wrapper:
+def _generator(policy: Policy, raises: bool) -> _Wrapper:
     def iterate(gen: Generator[Any, Any, Any]) -> Generator[Any, Any, Any]:
         sent: Any = None
         thrown: BaseException | None = None
@@ -572,7 +198,7 @@ def _generator(policy: _Policy, raises: bool) -> _Wrapper:
                         if outcome.ok:
                             yield outcome.value
                             return None
-                        _raise(outcome, exc)
+                        raise_typed(outcome, exc)
                     yield outcome
                     return None
                 # Outside the try below: a failed item's typed error must reach the
@@ -605,7 +231,7 @@ def _generator(policy: _Policy, raises: bool) -> _Wrapper:
     return _generator_call(policy, raises, iterate, failed_at_call)
 
 
-def _async_generator(policy: _Policy, raises: bool) -> _Wrapper:
+def _async_generator(policy: Policy, raises: bool) -> _Wrapper:
     async def iterate(agen: AsyncGenerator[Any, Any]) -> AsyncGenerator[Any, Any]:
         sent: Any = None
         thrown: BaseException | None = None
@@ -623,7 +249,7 @@ def _async_generator(policy: _Policy, raises: bool) -> _Wrapper:
                         if outcome.ok:
                             yield outcome.value
                             return
-                        _raise(outcome, exc)
+                        raise_typed(outcome, exc)
                     yield outcome
                     return
                 out = _item(policy, item, raises)  # outside the try: see _generator
@@ -672,7 +298,7 @@ def _call_method(obj: Any) -> Any:
     return None
 
 
-def _kind_of(fn: Any) -> Callable[[_Policy, bool], _Wrapper]:
+def _kind_of(fn: Any) -> Callable[[Policy, bool], _Wrapper]:
     target = _function_of(fn)
     candidates = [target]
     if not inspect.isroutine(target) and not inspect.isclass(target):
@@ -950,7 +576,7 @@ def classified_tool(
     def decorate(function: Any) -> Any:
         if not callable(function) and not isinstance(function, (staticmethod, classmethod)):
             raise TypeError(f"classified_tool needs a callable, got {function!r}")
-        policy = _Policy(
+        policy = Policy(
             name=_name_of(function),
             errors=dict(errors) if errors else None,
             expose_errors=expose_errors,

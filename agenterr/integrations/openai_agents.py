@@ -27,9 +27,10 @@ from collections.abc import Callable, Coroutine
 from typing import Any, ParamSpec, TypeVar, overload
 
 from .._classify import schema_invalid
-from .._decorator import _async, _async_generator, _bug, _generator, _kind_of, _ToolWrapper
+from .._decorator import _async, _async_generator, _generator, _kind_of, _ToolWrapper
 from .._exceptions import validation_problems
 from .._outcome import Outcome
+from .._policy import bug
 from .._transport import from_error, is_transport
 from ..errors import AgentToolError
 from ._require import require
@@ -95,7 +96,7 @@ def _outcome_of(error: BaseException) -> Outcome[Any]:
         return schema_invalid(*problems)
     if is_transport(error):
         return from_error(error)
-    return _bug(error, False)
+    return bug(error, False)
 
 
 def _settle(result: Any) -> Any:

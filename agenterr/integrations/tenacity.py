@@ -48,8 +48,8 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .._classify import from_response
-from .._decorator import _OUTCOME, _RESPONSE, _ok_response, _result_kind
 from .._outcome import Outcome
+from .._policy import OUTCOME, RESPONSE, ok_response, result_kind
 from .._taxonomy import Class, Code
 from ._common import exception_outcome
 from ._require import require
@@ -78,11 +78,11 @@ __all__ = [
 
 
 def _result_outcome(value: object) -> Outcome[Any] | None:
-    kind = _result_kind(type(value))
-    if kind == _OUTCOME:
+    kind = result_kind(type(value))
+    if kind == OUTCOME:
         assert isinstance(value, Outcome)
         return value if value.failed else None
-    if kind == _RESPONSE and not _ok_response(value):
+    if kind == RESPONSE and not ok_response(value):
         outcome = from_response(value)
         return outcome if outcome.failed else None
     return None
