@@ -40,8 +40,8 @@ from __future__ import annotations
 import math
 from typing import Any, NoReturn
 
+from .. import Outcome
 from .._exceptions import register_pass_through
-from .._outcome import Outcome
 from ..errors import (
     AgentToolError,
     AuthToolError,

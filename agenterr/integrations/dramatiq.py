@@ -33,8 +33,8 @@ import math
 from collections.abc import Awaitable, Callable
 from typing import Any, NoReturn, ParamSpec, TypeVar, cast
 
+from .. import Outcome
 from .._exceptions import register_pass_through
-from .._outcome import Outcome
 from ..errors import AgentToolError, TransientToolError, error_for
 from ._require import require
 

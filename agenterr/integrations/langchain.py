@@ -56,10 +56,9 @@ import inspect
 from collections.abc import Callable
 from typing import Any, NoReturn, overload
 
-from .._classify import schema_invalid
-from .._exceptions import register_pass_through, validation_problems
-from .._outcome import Outcome
-from .._taxonomy import Class
+from .. import Class, Outcome, schema_invalid
+from .._adapter import validation_problems
+from .._exceptions import register_pass_through
 from ..errors import (
     AgentToolError,
     AuthToolError,

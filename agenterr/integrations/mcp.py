@@ -44,9 +44,8 @@ import inspect
 from collections.abc import Callable, Coroutine, Mapping
 from typing import Any, ParamSpec, TypeVar, overload
 
-from .._envelope import from_envelope
+from .. import Outcome, from_envelope
 from .._exceptions import register_pass_through
-from .._outcome import Outcome
 from ..errors import AgentToolError
 from ._require import require
 from .openai import tool_result_text

@@ -27,9 +27,9 @@ from __future__ import annotations
 from collections.abc import Callable, Coroutine
 from typing import Any, ParamSpec, TypeVar, overload
 
-from .._decorator import _async, _async_generator, _generator, _kind_of, _ToolWrapper
+from .. import Outcome
+from .._adapter import wrap_tool
 from .._exceptions import register_pass_through
-from .._outcome import Outcome
 from ..errors import SelfCorrectableToolError
 from ._require import require
 from .openai import tool_result_text
@@ -78,10 +78,7 @@ def model_retry(fn: Any, /) -> Any:
     coroutine-ness, so Pydantic AI builds the same tool schema; a ``RunContext`` first
     parameter works as usual. Generator functions are refused: they are not tools.
     """
-    kind = _kind_of(fn)
-    if kind in (_generator, _async_generator):
-        raise TypeError(f"model_retry needs a function or coroutine function, got {fn!r}")
-    return _ToolWrapper(fn, _call_async if kind is _async else _call)
+    return wrap_tool(fn, _call, _call_async, adapter="model_retry")
 
 
 def _settle(result: Any) -> Any:

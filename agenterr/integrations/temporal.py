@@ -40,7 +40,7 @@ require("temporalio", "temporal")
 from temporalio.exceptions import ApplicationError, FailureError  # noqa: E402
 
 if TYPE_CHECKING:
-    from agenterr._decorator import ErrorRule, FailureObserver
+    from agenterr._adapter import ErrorRule, FailureObserver
 
 __all__ = ["classified_activity", "outcome_of", "to_application_error"]
 
@@ -156,7 +156,7 @@ def classified_activity(
     defined further down), ``TypeError`` asks for the value type instead.
     """
     # Imported here so that workflow code importing outcome_of does not load wrapt.
-    from agenterr._decorator import classified_tool
+    from agenterr import classified_tool
 
     classify = classified_tool(
         raises=True,
