@@ -494,14 +494,14 @@ def classified_tool(
     ``from`` the original exception.
 
     ``KeyboardInterrupt``, ``SystemExit``, ``GeneratorExit`` and ``asyncio.CancelledError``
-    always propagate untouched. So do the exceptions an integration registers as its
-    framework's control flow, from the moment its module (``agenterr.integrations.<name>``)
-    is imported: Pydantic AI's ``ModelRetry``, ``ToolFailed``, ``CallDeferred`` and
-    ``ApprovalRequired``, LangChain's ``ToolException``, MCP's ``ToolError``, Celery's
-    ``Retry``, ``Ignore``, ``Reject`` and time limits, Dramatiq's ``Retry`` and Temporal's
-    failures reach the framework unchanged, in both modes, unclassified and unlogged (an
-    ``AgentToolError`` is always agenterr's own, even the LangChain subclasses). What is
-    caught, in order:
+    always propagate untouched. So do the exceptions a framework reads as the tool's
+    instructions, whether or not anything but the framework has been imported: Pydantic
+    AI's ``ModelRetry``, ``ToolFailed``, ``CallDeferred`` and ``ApprovalRequired``,
+    LangChain's ``ToolException``, MCP's ``ToolError``, ``ResourceError`` and
+    ``UrlElicitationRequiredError``, Celery's ``Retry``, ``Ignore``, ``Reject`` and time
+    limits, Dramatiq's ``Retry`` and Temporal's failures reach the framework unchanged, in
+    both modes, unclassified and unlogged (an ``AgentToolError`` is always agenterr's own,
+    even the LangChain subclasses). What is caught, in order:
 
     - a raised ``AgentToolError``: its own outcome (re-raised unchanged in raises mode) —
       except the SCHEMA_INVALID of another decorated tool whose arguments did not bind,

@@ -18,6 +18,7 @@ from ._transport import package_of
 from .errors import AgentToolError
 
 __all__ = [
+    "FRAMEWORK_CONTROL_FLOW",
     "binding_problems",
     "entered",
     "passes_through",
@@ -27,34 +28,92 @@ __all__ = [
 
 # --- a framework's control flow ------------------------------------------------------
 
+# The exceptions a framework reads as an instruction from the tool, not as its failure:
+# @classified_tool lets them propagate unchanged. Listed by defining module and qualified
+# name and matched anywhere in the exception's MRO (subclasses count), so the table holds
+# whether or not the framework, or agenterr's integration for it, has been imported.
+# Some frameworks moved a class between releases: each place it has lived is listed.
+FRAMEWORK_CONTROL_FLOW: frozenset[tuple[str, str]] = frozenset(
+    {
+        # Pydantic AI: a retry prompt, a failure for the model to read, a deferred call, a
+        # request for approval.
+        ("pydantic_ai.exceptions", "ModelRetry"),
+        ("pydantic_ai.exceptions", "ToolFailed"),
+        ("pydantic_ai.exceptions", "CallDeferred"),
+        ("pydantic_ai.exceptions", "ApprovalRequired"),
+        # LangChain: the tool's message for the model, delivered by handle_tool_error.
+        ("langchain_core.tools.base", "ToolException"),
+        ("langchain_core.tools", "ToolException"),
+        # MCP: a failure the tool anticipated (its message goes to the model), a resource's,
+        # and the request that the user complete a URL elicitation first; MCPServer's
+        # (2.x) and FastMCP's (1.x).
+        ("mcp.server.mcpserver.exceptions", "ToolError"),
+        ("mcp.server.mcpserver.exceptions", "ResourceError"),
+        ("mcp.server.fastmcp.exceptions", "ToolError"),
+        ("mcp.server.fastmcp.exceptions", "ResourceError"),
+        ("mcp.shared.exceptions", "UrlElicitationRequiredError"),
+        # Celery: self.retry(), Ignore, Reject, and the time limits' signals (billiard's).
+        ("celery.exceptions", "Retry"),
+        ("celery.exceptions", "Ignore"),
+        ("celery.exceptions", "Reject"),
+        ("billiard.exceptions", "SoftTimeLimitExceeded"),
+        ("billiard.exceptions", "TimeLimitExceeded"),
+        # Dramatiq: an actor's own request to be retried, for the Retries middleware.
+        ("dramatiq.errors", "Retry"),
+        # Temporal: its failures (an ApplicationError the activity raises itself, its
+        # CancelledError) are already Temporal's decision.
+        ("temporalio.exceptions", "FailureError"),
+    }
+)
+_CONTROL_FLOW_TYPES: dict[type, bool] = {}
+_CACHE_LIMIT = 1024
+
 _pass_through: tuple[type[Exception], ...] = ()
-"""Exception types that ``@classified_tool`` lets propagate unchanged (see below)."""
+"""Exception types registered at run time to pass through as well (see below)."""
 _registry_lock = threading.Lock()
 
 
 def register_pass_through(*types: type[Exception]) -> None:
     """Let ``types`` (and their subclasses) propagate out of ``@classified_tool`` unchanged.
 
-    For an integration module, on import: the exceptions its framework reads as
-    instructions from the tool (Pydantic AI's ``ModelRetry``, Celery's ``Retry``, Temporal's
-    ``ApplicationError``…) are not failures for agenterr to classify. Registering a type
-    again is a no-op.
+    For a type :data:`FRAMEWORK_CONTROL_FLOW` cannot name (one defined at run time, as in
+    the tests); the frameworks agenterr integrates are in the table and need no call.
+    Registering a type again is a no-op.
     """
     global _pass_through
     for tp in types:
         if not (isinstance(tp, type) and issubclass(tp, Exception)):
             raise TypeError(f"register_pass_through needs Exception subclasses, got {tp!r}")
-    with _registry_lock:  # two integrations imported at once by two threads
+    with _registry_lock:  # two threads registering at once
         _pass_through = tuple(dict.fromkeys((*_pass_through, *types)))
 
 
 def passes_through(exc: BaseException) -> bool:
-    """Whether a tool's ``exc`` is a registered framework exception to leave alone.
+    """Whether a tool's ``exc`` is a framework's control flow to leave alone.
 
     An ``AgentToolError`` never is, even when it is also one of the framework's types (the
     LangChain ``ToolException`` subclasses): it carries agenterr's own outcome.
     """
-    return isinstance(exc, _pass_through) and not isinstance(exc, AgentToolError)
+    if isinstance(exc, AgentToolError):
+        return False
+    return _control_flow_type(type(exc)) or isinstance(exc, _pass_through)
+
+
+def _control_flow_type(tp: type) -> bool:
+    known = _CONTROL_FLOW_TYPES.get(tp)
+    if known is not None:
+        return known
+    try:
+        verdict = any(
+            (getattr(c, "__module__", None), getattr(c, "__qualname__", None))
+            in FRAMEWORK_CONTROL_FLOW
+            for c in tp.__mro__
+        )
+    except Exception:  # a hostile class: not a framework's
+        return False
+    if len(_CONTROL_FLOW_TYPES) < _CACHE_LIMIT:
+        _CONTROL_FLOW_TYPES[tp] = verdict
+    return verdict
 
 
 # --- validation errors -----------------------------------------------------------------

@@ -18,7 +18,7 @@ INTEGRATIONS = Path(__file__).resolve().parent.parent / "agenterr" / "integratio
 SEAM = "agenterr._adapter"
 # Private modules an integration may import besides the seam: the integrations' own
 # helper for a missing framework.
-ALLOWED_PRIVATE = {SEAM, "agenterr.integrations._require", "agenterr._exceptions"}
+ALLOWED_PRIVATE = {SEAM, "agenterr.integrations._require"}
 
 
 def _imports(path: Path) -> list[tuple[str, list[str], int]]:

@@ -29,25 +29,15 @@ from typing import Any, ParamSpec, TypeVar, overload
 
 from .. import Outcome
 from .._adapter import wrap_tool
-from .._exceptions import register_pass_through
 from ..errors import SelfCorrectableToolError
 from ._require import require
 from .openai import tool_result_text
 
 require("pydantic_ai", "pydantic-ai")
 
-from pydantic_ai import ApprovalRequired, CallDeferred, ModelRetry, exceptions  # noqa: E402
+from pydantic_ai import ModelRetry  # noqa: E402
 
 __all__ = ["model_retry"]
-
-# What a tool raises to steer the run: a retry prompt, a failure for the model to read
-# (ToolFailed, newer releases), a deferred call, a request for approval.
-register_pass_through(
-    ModelRetry,
-    CallDeferred,
-    ApprovalRequired,
-    *((exceptions.ToolFailed,) if hasattr(exceptions, "ToolFailed") else ()),
-)
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -71,8 +61,7 @@ def model_retry(fn: Any, /) -> Any:
     :class:`~agenterr.AuthToolError`, :class:`~agenterr.IndeterminateToolError`), and every
     other exception passes through untouched. A ``ModelRetry``, ``ToolFailed``,
     ``CallDeferred`` or ``ApprovalRequired`` the tool raises itself is not a failure to
-    classify: once this module is imported ``@classified_tool`` lets it through, and Pydantic
-    AI handles it as usual.
+    classify: ``@classified_tool`` lets it through, and Pydantic AI handles it as usual.
 
     The adapted tool keeps the function's signature, name, docstring, annotations and
     coroutine-ness, so Pydantic AI builds the same tool schema; a ``RunContext`` first
