@@ -361,8 +361,49 @@ def _bind_probe_wrapper(wrapped: Any, instance: Any, args: Any, kwargs: Any) -> 
 
 if TYPE_CHECKING:
     _FunctionWrapper = wrapt.FunctionWrapper[Any, Any]
+    _BoundFunctionWrapper = wrapt.BoundFunctionWrapper[Any, Any]
 else:  # not subscripted at run time, whatever wrapt 2.x release is installed
     _FunctionWrapper = wrapt.FunctionWrapper
+    # What wrapt's own FunctionWrapper binds methods with (its C type when compiled).
+    _BoundFunctionWrapper = type(
+        wrapt.FunctionWrapper(_bind_probe, _bind_probe_wrapper).__get__(object(), object)
+    )
+
+
+class _BoundToolWrapper(_BoundFunctionWrapper):
+    """A decorated method as looked up on its class or an instance: ``K.meth``, ``k.meth``,
+    a classmethod or a staticmethod.
+
+    It pickles like a bound method, as the attribute of the object it was looked up on
+    (the class for a classmethod or a staticmethod), and copies as itself, still bound to
+    the same object: a deep copy of a framework's tool object must not try to copy the
+    service object (clients, locks, sockets) behind a method.
+    """
+
+    __slots__ = ()  # one is built at every method lookup: no instance dict to allocate
+
+    def __reduce_ex__(self, protocol: object) -> tuple[Any, tuple[Any, str]]:
+        instance = self._self_instance
+        binding = self._self_binding
+        if instance is None or binding in ("classmethod", "staticmethod"):
+            target = self._self_owner
+            if target is None:
+                target = type(instance)
+        else:
+            target = instance
+        name = getattr(self, "__name__", None)
+        if not isinstance(name, str):
+            raise pickle.PicklingError(f"cannot pickle {self!r}: it has no name")
+        return getattr, (target, name)
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, str]]:
+        return self.__reduce_ex__(2)
+
+    def __copy__(self) -> _BoundToolWrapper:
+        return self
+
+    def __deepcopy__(self, memo: object) -> _BoundToolWrapper:
+        return self
 
 
 class _ToolWrapper(_FunctionWrapper):
@@ -370,15 +411,13 @@ class _ToolWrapper(_FunctionWrapper):
 
     A plain object proxy refuses to be pickled or copied; a function pickles by reference
     (module and qualified name) and copies as itself, which is what process pools, Celery
-    and ``model_copy(deep=True)`` of the frameworks' tool objects need.
+    and ``model_copy(deep=True)`` of the frameworks' tool objects need. Looked up as a
+    method, it binds as a :class:`_BoundToolWrapper`, which does the same.
     """
 
-    # What wrapt's own FunctionWrapper binds methods with. Set explicitly: without it, wrapt
-    # looks the attribute up on every method access of a subclass, fails and clears an
-    # AttributeError, which costs more than the whole call.
-    __bound_function_wrapper__ = type(
-        wrapt.FunctionWrapper(_bind_probe, _bind_probe_wrapper).__get__(object(), object)
-    )
+    # Set explicitly: without it, wrapt looks the attribute up on every method access of a
+    # subclass, fails and clears an AttributeError, which costs more than the whole call.
+    __bound_function_wrapper__ = _BoundToolWrapper
 
     def __reduce_ex__(self, protocol: object) -> str:
         name = getattr(self, "__qualname__", None)
@@ -564,7 +603,9 @@ def classified_tool(
 
     Frameworks (LangChain, OpenAI Agents, Pydantic AI, MCP) pass a tool's return value on as
     its result: register tools with them with ``raises=True``. The decorated tool pickles by
-    reference and copies as itself, like a function.
+    reference and copies as itself, like a function; a decorated method looked up on its
+    class or an instance (classmethods and staticmethods too) pickles like a bound method
+    and copies as itself, still bound to the same object.
 
     ``on_failure(tool_name, outcome, exception_or_None)`` is called for every failure (an
     observer that raises an ``Exception`` is logged and ignored), and each failure is logged
