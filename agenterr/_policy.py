@@ -12,7 +12,8 @@ from __future__ import annotations
 import contextlib
 import inspect
 import logging
-from collections.abc import Callable, Mapping
+import traceback
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, fields, replace
 from types import CodeType
 from typing import Any, NoReturn, TypeAlias
@@ -20,7 +21,7 @@ from typing import Any, NoReturn, TypeAlias
 from ._classify import from_response, schema_invalid
 from ._envelope import envelope_failure
 from ._exceptions import binding_problems, entered, passes_through, validation_problems
-from ._hints import clean, hint_for, where
+from ._hints import clean, hint_for, snippet, where
 from ._outcome import Outcome
 from ._taxonomy import Code
 from ._transport import (
@@ -54,20 +55,97 @@ FailureObserver: TypeAlias = Callable[[str, Outcome[Any], BaseException | None],
 """``on_failure(tool_name, outcome, exception_or_None)``, called once per failure."""
 
 logger = logging.getLogger("agenterr")
-"""Every failure is logged here: WARNING for UNKNOWN (with the traceback), INFO otherwise."""
+"""Every failure is logged here: WARNING for UNKNOWN (with the redacted traceback), INFO
+otherwise."""
 # A library must not print through logging's last-resort handler when the application has
 # not configured logging; a handler of the application's sees every record as usual.
 logger.addHandler(logging.NullHandler())
 
 
-def _log(level: int, message: str, *args: object, **kwargs: Any) -> None:
-    """``logger.log`` that never raises: a Filter or Handler of the application that raises
-    must not turn a classified failure into a different exception."""
+_LOG_TEXT_CAP = 500
+"""Most characters of one argument, frame line or exception line in a log record."""
+_LOG_CHAIN = 16
+"""Most exceptions of one cause/context chain rendered in a logged traceback."""
+
+
+def _log(
+    level: int,
+    message: str,
+    *args: object,
+    error: BaseException | None = None,
+    extra: Mapping[str, object] | None = None,
+) -> None:
+    """Log through the cleaning and redaction gate; never raises.
+
+    Every argument is quoted as an API body is (cleaned, redacted, capped). The traceback
+    of ``error`` goes in as the record's ``exc_text``, which formatters print where a
+    traceback goes, rendered by :func:`traceback_text`; never as ``exc_info``, whose
+    exception messages a formatter would print as they are (a request URL's ``api_key=``).
+    A Filter or Handler of the application that raises must not turn a classified failure
+    into a different exception.
+    """
     try:
-        if logger.isEnabledFor(level):
-            logger.log(level, message, *args, **kwargs)
+        if not logger.isEnabledFor(level):
+            return
+        quoted = tuple(snippet(str(arg), _LOG_TEXT_CAP) for arg in args)
+        path, line, function, _ = logger.findCaller(False, 1)
+        record = logger.makeRecord(
+            logger.name, level, path, line, message, quoted, None, function, extra
+        )
+        if error is not None:
+            record.exc_text = traceback_text(error)
+        logger.handle(record)
     except Exception:
         pass
+
+
+_CAUSE = "The above exception was the direct cause of the following exception:"
+_CONTEXT = "During handling of the above exception, another exception occurred:"
+
+
+def traceback_text(error: BaseException) -> str:
+    """``error``'s traceback as Python prints it, each line through the redaction gate.
+
+    Frame lines keep their indentation; each exception's own text (type, message, notes)
+    is one cleaned line, so a message can neither carry a credential into the log nor
+    forge log lines with newlines. "" if the traceback cannot be read.
+    """
+    try:
+        report = traceback.TracebackException.from_exception(error, compact=True)
+        return "\n".join(_rendered(report, ""))
+    except Exception:
+        return ""
+
+
+def _rendered(report: traceback.TracebackException, indent: str) -> Iterator[str]:
+    chain: list[tuple[str | None, traceback.TracebackException]] = []
+    link: traceback.TracebackException | None = report
+    while link is not None and len(chain) < _LOG_CHAIN:
+        if link.__cause__ is not None:
+            chain.append((_CAUSE, link))
+            link = link.__cause__
+        elif link.__context__ is not None and not link.__suppress_context__:
+            chain.append((_CONTEXT, link))
+            link = link.__context__
+        else:
+            chain.append((None, link))
+            link = None
+    previous: str | None = None
+    for message, exc in reversed(chain):
+        if previous is not None:
+            yield from (indent, indent + previous, indent)
+        previous = message
+        if exc.stack:
+            yield indent + "Traceback (most recent call last):"
+            for frame in exc.stack.format():
+                for text in frame.splitlines():
+                    body = text.lstrip(" ")
+                    pad = " " * (len(text) - len(body))
+                    yield indent + pad + snippet(body, _LOG_TEXT_CAP)
+        yield indent + snippet("".join(exc.format_exception_only()), _LOG_TEXT_CAP)
+        for number, member in enumerate(exc.exceptions or (), 1):
+            yield f"{indent}+---------------- {number} ----------------"
+            yield from _rendered(member, indent + "    ")
 
 
 # --- building outcomes -----------------------------------------------------------------
@@ -212,12 +290,12 @@ class Policy:
         if self.on_failure is not None:
             try:
                 self.on_failure(self.name, outcome, exc)
-            except Exception:
+            except Exception as failure:
                 _log(
                     logging.WARNING,
                     "on_failure observer of tool %s raised",
                     self.name,
-                    exc_info=True,
+                    error=failure,
                 )
         level = logging.WARNING if outcome.code is Code.UNKNOWN else logging.INFO
         _log(
@@ -225,7 +303,7 @@ class Policy:
             "tool %s failed: %s",
             self.name,
             outcome,
-            exc_info=exc if level == logging.WARNING and exc is not None else None,
+            error=exc if level == logging.WARNING else None,
             extra={"agenterr_tool": self.name, "agenterr_outcome": outcome},
         )
 
@@ -244,13 +322,13 @@ class Policy:
                 return Outcome.failure(rule, error=exc)
             try:
                 result = rule(exc)
-            except Exception:
+            except Exception as failure:
                 _log(
                     logging.WARNING,
                     "errors= rule for %s of tool %s raised; using the default rules",
                     cls.__name__,
                     self.name,
-                    exc_info=True,
+                    error=failure,
                 )
                 return None
             if result is None:
