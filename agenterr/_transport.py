@@ -3,7 +3,8 @@
 One table of client libraries and their exception names, read by two decisions that must
 agree: :func:`from_error` (which code a failure gets) and :func:`is_transport` (whether an
 exception a decorated tool raised is a failure of the HTTP exchange at all, or a bug). Both
-walk the same links between exceptions under the same budget. Client libraries are
+walk links between exceptions under the same budget (``is_transport`` only the explicit
+ones: causes, wrapped errors, group members). Client libraries are
 recognised by class names in an exception's MRO together with the top-level package that
 defines them, so nothing here imports httpx, requests, aiohttp, botocore or azure-core.
 
@@ -29,6 +30,7 @@ from .errors import AgentToolError
 
 __all__ = [
     "MAX_CHAIN",
+    "Verdict",
     "attr",
     "chain",
     "exception_text",
