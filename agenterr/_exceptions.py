@@ -100,20 +100,20 @@ def passes_through(exc: BaseException) -> bool:
 
 
 def _control_flow_type(tp: type) -> bool:
-    known = _CONTROL_FLOW_TYPES.get(tp)
-    if known is not None:
-        return known
     try:
+        known = _CONTROL_FLOW_TYPES.get(tp)
+        if known is not None:
+            return known
         verdict = any(
             (getattr(c, "__module__", None), getattr(c, "__qualname__", None))
             in FRAMEWORK_CONTROL_FLOW
             for c in tp.__mro__
         )
-    except Exception:  # a hostile class: not a framework's
+        if len(_CONTROL_FLOW_TYPES) < _CACHE_LIMIT:
+            _CONTROL_FLOW_TYPES[tp] = verdict
+        return verdict
+    except Exception:  # a hostile (unhashable, unreadable) class: not a framework's
         return False
-    if len(_CONTROL_FLOW_TYPES) < _CACHE_LIMIT:
-        _CONTROL_FLOW_TYPES[tp] = verdict
-    return verdict
 
 
 # --- validation errors -----------------------------------------------------------------

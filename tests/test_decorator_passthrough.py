@@ -353,3 +353,21 @@ def test_the_table_names_each_installed_framework_class_where_it_is_defined() ->
                 for c in cls.__mro__
             ), cls
             assert passes_through(cls.__new__(cls))
+
+
+def test_an_unhashable_exception_class_is_classified() -> None:
+    """The table's lookup never fails the call: an exception whose class cannot be hashed
+    is a bug like any other."""
+
+    class Unhashable(type):
+        __hash__ = None  # type: ignore[assignment]
+
+    class Odd(Exception, metaclass=Unhashable):
+        pass
+
+    @classified_tool
+    def tool() -> None:
+        raise Odd("x")
+
+    assert not passes_through(Odd())
+    assert tool().code is Code.UNKNOWN
