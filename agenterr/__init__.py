@@ -12,7 +12,6 @@ import typing as _typing
 from ._classify import (
     classify,
     code_for_status,
-    from_error,
     from_response,
     from_status,
     schema_invalid,
@@ -22,6 +21,7 @@ from ._outcome import Outcome
 from ._retry_after import RETRY_AFTER_CEILING, parse_retry_after, retry_after_from_headers
 from ._rules import Rule, RuleSet, add_rules, remove_rules
 from ._taxonomy import Class, Code, Meta, codes
+from ._transport import from_error
 from .errors import (
     AgentToolError,
     AuthToolError,

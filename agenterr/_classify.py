@@ -1,15 +1,13 @@
-"""The classifier: HTTP status, body, headers and transport exceptions to an Outcome.
+"""The classifier's status entry points: HTTP status, body and headers to an Outcome.
 
-None of these functions raises, whatever it is given, and each one's cost is bounded
-independently of the size of the body (see ``_hints``) or the depth of an exception chain.
+The status table and the functions that read a status, a response object or a list of
+validation problems; transport exceptions are ``_transport``'s. None of these functions
+raises, whatever it is given, and each one's cost is bounded independently of the size of
+the body (see ``_hints``).
 """
 
 from __future__ import annotations
 
-import errno
-import socket
-from collections import deque
-from collections.abc import Iterator
 from typing import Any
 
 from ._headers import MAX_HEADERS, HeaderView
@@ -31,7 +29,6 @@ from ._taxonomy import Code
 __all__ = [
     "classify",
     "code_for_status",
-    "from_error",
     "from_response",
     "from_status",
     "schema_invalid",
@@ -286,231 +283,6 @@ def response_outcome(response: object, now: Clock, rules: tuple[RuleSet, ...]) -
         return _internal_failure(exc)
 
 
-_MAX_CHAIN = 64
-"""Exceptions visited in one chain (causes, contexts, reasons, group members)."""
-
-# Class names that mean "no answer in time", matched anywhere in an exception's MRO so no
-# client library needs importing: httpx/httpx2 TimeoutException, requests Timeout,
-# urllib3 TimeoutError, openai/anthropic APITimeoutError, google-api-core DeadlineExceeded.
-# aiohttp's and asyncio's timeouts derive from the builtin TimeoutError.
-_TIMEOUT_NAMES = frozenset(
-    {"TimeoutError", "TimeoutException", "Timeout", "APITimeoutError", "DeadlineExceeded"}
-)
-# Class names that mean the client refused to build the request: the request, not the
-# network, is wrong (httpx InvalidURL/UnsupportedProtocol/LocalProtocolError, requests
-# InvalidURL/MissingSchema/InvalidSchema/URLRequired/InvalidHeader, urllib3
-# LocationParseError/LocationValueError/URLSchemeUnknown, aiohttp InvalidUrlClientError/
-# NonHttpUrlClientError).
-_MALFORMED_NAMES = frozenset(
-    {
-        "InvalidURL",
-        "UnsupportedProtocol",
-        "LocalProtocolError",
-        "MissingSchema",
-        "InvalidSchema",
-        "URLRequired",
-        "InvalidHeader",
-        "LocationParseError",
-        "LocationValueError",
-        "URLSchemeUnknown",
-        "InvalidUrlClientError",
-        "NonHttpUrlClientError",
-    }
-)
-# urllib3's NewConnectionError (refused, unreachable, name resolution) derives from its
-# ConnectTimeoutError for historical reasons; it is a connection failure, not a timeout.
-_NOT_TIMEOUT_NAMES = frozenset({"NewConnectionError"})
-# A server certificate that fails verification is a configuration or security problem: the
-# identical call fails again, and retrying would hammer a possibly hostile endpoint
-# (ssl.SSLCertVerificationError, aiohttp's ClientConnectorCertificateError).
-_CERTIFICATE_NAMES = frozenset({"SSLCertVerificationError", "ClientConnectorCertificateError"})
-# getaddrinfo's "this name does not exist" (as opposed to EAI_AGAIN, a resolver hiccup).
-_NAME_NOT_FOUND = frozenset(
-    n for n in (getattr(socket, "EAI_NONAME", None), getattr(socket, "EAI_NODATA", None)) if n
-)
-_TIMEOUT, _MALFORMED, _PERMANENT = "timeout", "malformed", "permanent"
-_KINDS: dict[type, str | None] = {}
-_MAX_KINDS = 1024
-
-
-def _kind_of_type(tp: type) -> str | None:
-    try:
-        return _kind_of_type_cached(tp)
-    except Exception:
-        return None  # an unhashable or hostile exception class is no known kind
-
-
-def _kind_of_type_cached(tp: type) -> str | None:
-    kind = _KINDS.get(tp)
-    if kind is not None or tp in _KINDS:
-        return kind
-    names = {c.__name__ for c in tp.__mro__}
-    if names & _NOT_TIMEOUT_NAMES:
-        kind = None
-    elif issubclass(tp, TimeoutError) or names & _TIMEOUT_NAMES:
-        kind = _TIMEOUT
-    elif names & _MALFORMED_NAMES:
-        kind = _MALFORMED
-    elif names & _CERTIFICATE_NAMES:
-        kind = _PERMANENT
-    if len(_KINDS) < _MAX_KINDS:
-        _KINDS[tp] = kind
-    return kind
-
-
-def _attr(obj: object, name: str) -> Any:
-    try:
-        return getattr(obj, name, None)
-    except Exception:
-        return None
-
-
-def _links(exc: BaseException) -> Iterator[BaseException]:
-    cause = _attr(exc, "__cause__")
-    if isinstance(cause, BaseException):
-        yield cause
-    context = _attr(exc, "__context__")
-    if isinstance(context, BaseException) and not _attr(exc, "__suppress_context__"):
-        yield context
-    # urllib's URLError and urllib3's MaxRetryError keep the underlying failure in .reason;
-    # requests wraps the urllib3 error as its first argument.
-    reason = _attr(exc, "reason")
-    if isinstance(reason, BaseException):
-        yield reason
-    args = _attr(exc, "args")
-    if isinstance(args, tuple):
-        for arg in args[:2]:
-            if isinstance(arg, BaseException):
-                yield arg
-    members = _attr(exc, "exceptions")
-    if isinstance(members, tuple):
-        for member in members[:8]:
-            if isinstance(member, BaseException):
-                yield member
-
-
-def _chain(error: BaseException) -> Iterator[BaseException]:
-    """Breadth-first over the chain, outermost first, each exception once, bounded."""
-    seen: set[int] = set()
-    queue = deque([error])
-    while queue and len(seen) < _MAX_CHAIN:
-        exc = queue.popleft()
-        if id(exc) in seen:
-            continue
-        seen.add(id(exc))
-        yield exc
-        queue.extend(_links(exc))
-
-
-def _carried_response(
-    exc: BaseException, now: Clock, original: BaseException, rules: tuple[RuleSet, ...] = ()
-) -> Outcome[None] | None:
-    """The outcome of the HTTP response an exception carries, if it carries a failed one.
-
-    A carried 2xx is not decisive: the exception says the call failed after a successful
-    status line (for example an error event inside a streamed 200), so the walk goes on.
-    """
-    response = _attr(exc, "response")
-    parts = response_parts(response) if response is not None else None
-    if parts is None:
-        parts = response_parts(exc, exception=True)
-    if parts is None:
-        return None
-    status, headers, body = parts
-    source = response if response is not None else exc  # where a status rule finds the host
-    outcome = _status_outcome(status, body, headers, now, original, rules=rules, host=source)
-    return None if outcome.ok else outcome
-
-
-_MALFORMED_HINT = (
-    "This call could not be sent because the request it builds is malformed (for example an "
-    "invalid URL or an unsupported scheme). Your arguments are wrong in a way you can fix: "
-    "correct the values the request is built from and resend."
-)
-
-
-_CLIENT_TEXT_CAP = 300
-"""Most characters of an HTTP client's own message quoted in the malformed-request hint."""
-
-
-def _exception_text(exc: BaseException) -> str:
-    try:
-        text = str(exc)
-    except Exception:
-        return ""
-    return snippet(text, _CLIENT_TEXT_CAP) if isinstance(text, str) else ""
-
-
-def _transport_outcome(
-    code: Code, original: BaseException, decisive: BaseException
-) -> Outcome[None]:
-    if code is Code.INVALID_REQUEST or code is Code.UNKNOWN:
-        # The client's own words name what a human must fix (the URL, the certificate).
-        detail = _exception_text(decisive)
-        lead = _MALFORMED_HINT if code is Code.INVALID_REQUEST else _TRANSPORT_HINTS[code]
-        hint = lead + (f" The HTTP client said: {detail}" if detail else "")
-        return Outcome(code, hint, None, 0, None, original)
-    return Outcome(code, _TRANSPORT_HINTS[code], None, 0, None, original)
-
-
-_TRANSPORT_HINTS = {
-    code: hint_for(code, where(0, transport=True))
-    for code in (Code.TIMEOUT, Code.UNAVAILABLE, Code.UNKNOWN)
-}
-
-
-def from_error(error: object, *, now: Clock = None, rules: Rules = None) -> Outcome[None]:
-    """Classify an exception from a tool call's transport (no HTTP response, usually).
-
-    ``None`` gives an ok Outcome. An :class:`~agenterr.AgentToolError` gives its own
-    outcome. An exception carrying an HTTP response or status (httpx ``HTTPStatusError``,
-    requests ``HTTPError``, urllib ``HTTPError``, SDK errors) is classified by that response.
-    Otherwise the cause/context chain decides: a timeout anywhere gives ``TIMEOUT``, a
-    client refusing a malformed request gives ``INVALID_REQUEST``, and anything else
-    ``UNAVAILABLE``. A non-exception gives ``UNKNOWN``. ``rules`` are user rules for this
-    call, applied to a carried response.
-    """
-    if error is None:
-        return _OK
-    scopes = layers(rules)
-    try:
-        return _from_error(error, now, scopes)
-    except Exception as exc:  # the last line of defence: never raise
-        return _internal_failure(exc)
-
-
-def _from_error(error: object, now: Clock, rules: tuple[RuleSet, ...] = ()) -> Outcome[None]:
-    if not isinstance(error, Exception):
-        # Not an exception at all, or a BaseException that is a control signal
-        # (cancellation, KeyboardInterrupt, SystemExit), not a failed call: never retryable.
-        exc = error if isinstance(error, BaseException) else None
-        return Outcome(Code.UNKNOWN, _TRANSPORT_HINTS[Code.UNKNOWN], None, 0, None, exc)
-    from .errors import AgentToolError
-
-    for exc in _chain(error):
-        if isinstance(exc, AgentToolError):
-            carried_outcome = _attr(exc, "outcome")
-            if isinstance(carried_outcome, Outcome) and carried_outcome.failed:
-                return carried_outcome
-        carried = _carried_response(exc, now, error, rules)
-        if carried is not None:
-            return carried
-        kind = _kind_of_type(type(exc))
-        number = _attr(exc, "errno") if kind is None and isinstance(exc, OSError) else None
-        if type(number) is int:
-            if number == errno.ETIMEDOUT:
-                kind = _TIMEOUT
-            elif number in _NAME_NOT_FOUND and isinstance(exc, socket.gaierror):
-                kind = _PERMANENT
-        if kind == _TIMEOUT:
-            return _transport_outcome(Code.TIMEOUT, error, exc)
-        if kind == _MALFORMED:
-            return _transport_outcome(Code.INVALID_REQUEST, error, exc)
-        if kind == _PERMANENT:
-            return _transport_outcome(Code.UNKNOWN, error, exc)
-    return _transport_outcome(Code.UNAVAILABLE, error, error)
-
-
 def classify(
     status: object = 0,
     body: object = "",
@@ -522,6 +294,10 @@ def classify(
 ) -> Outcome[None]:
     """The combined entry point: a non-None ``error`` wins; otherwise status and body decide."""
     if error is not None:
+        # Imported here: the transport walk classifies the responses exceptions carry with
+        # this module's status rules, so it imports this module.
+        from ._transport import from_error
+
         return from_error(error, now=now, rules=rules)
     return from_status(status, body, headers=headers, now=now, rules=rules)
 
@@ -538,6 +314,9 @@ def schema_invalid(*problems: object) -> Outcome[None]:
         return Outcome(Code.SCHEMA_INVALID, schema_hint(()))
 
 
+_UNKNOWN_HINT = hint_for(Code.UNKNOWN, where(0, transport=True))
+
+
 def _internal_failure(exc: Exception) -> Outcome[None]:
     """UNKNOWN for an input that defeated every guard (a hostile object): never raised."""
-    return Outcome(Code.UNKNOWN, _TRANSPORT_HINTS[Code.UNKNOWN], None, 0, None, exc)
+    return Outcome(Code.UNKNOWN, _UNKNOWN_HINT, None, 0, None, exc)

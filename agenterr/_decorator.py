@@ -3,7 +3,9 @@
 The wrapper is a ``wrapt.FunctionWrapper``, so the decorated tool keeps the wrapped
 function's signature, name, docstring, annotations, coroutine-ness and method binding, and
 frameworks that build a JSON schema from it see no difference. The code path (sync, async,
-generator, async generator; Outcome or raising) is chosen once, at decoration time.
+generator, async generator; Outcome or raising) is chosen once, at decoration time. What
+a failure or a returned value means is the policy's (``_policy``): this module only calls
+the tool and hands over what came back.
 
 The success path is one ``try``, one set lookup on the result's type and, in Outcome mode,
 building the Outcome. A returned Outcome or response object costs one more dict lookup (its
@@ -17,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import inspect
-import logging
 import pickle
 from collections.abc import (
     AsyncGenerator,
@@ -28,37 +29,24 @@ from collections.abc import (
     Iterator,
     Mapping,
 )
-from dataclasses import dataclass, fields, replace
 from types import CodeType
 from typing import (
     TYPE_CHECKING,
     Any,
     Literal,
-    NoReturn,
     ParamSpec,
     Protocol,
-    TypeAlias,
     TypeVar,
     overload,
 )
 
 import wrapt
 
-from ._classify import _attr, _exception_text, from_error, from_response, schema_invalid
-from ._envelope import envelope_failure
-from ._exceptions import (
-    binding_problems,
-    entered,
-    is_transport,
-    may_have_taken_effect,
-    package_of,
-    passes_through,
-    validation_problems,
-)
-from ._hints import clean, hint_for, where
+from ._exceptions import passes_through
 from ._outcome import Outcome
+from ._policy import PLAIN, ErrorRule, FailureObserver, Policy, raise_typed, success
+from ._rules import Rules, compile_rules
 from ._taxonomy import Code
-from .errors import AgentToolError, error_for
 
 __all__ = ["ErrorRule", "FailureObserver", "classified_tool"]
 
@@ -68,380 +56,19 @@ S = TypeVar("S")
 R = TypeVar("R")
 F = TypeVar("F", bound="Callable[..., Any] | staticmethod[Any, Any] | classmethod[Any, Any, Any]")
 
-ErrorRule: TypeAlias = Code | Callable[[Any], Outcome[Any] | None]
-"""How ``errors=`` maps an exception type: a code, or a function returning an Outcome or None."""
-FailureObserver: TypeAlias = Callable[[str, Outcome[Any], BaseException | None], object]
-"""``on_failure(tool_name, outcome, exception_or_None)``, called once per failure."""
-
-logger = logging.getLogger("agenterr")
-"""Every failure is logged here: WARNING for UNKNOWN (with the traceback), INFO otherwise."""
-# A library must not print through logging's last-resort handler when the application has
-# not configured logging; a handler of the application's sees every record as usual.
-logger.addHandler(logging.NullHandler())
-
-
-def _log(level: int, message: str, *args: object, **kwargs: Any) -> None:
-    """``logger.log`` that never raises: a Filter or Handler of the application that raises
-    must not turn a classified failure into a different exception."""
-    try:
-        if logger.isEnabledFor(level):
-            logger.log(level, message, *args, **kwargs)
-    except Exception:
-        pass
-
-
 _Wrapper = Callable[[Any, Any, tuple[Any, ...], dict[str, Any]], Any]
-
-
-# --- building outcomes -----------------------------------------------------------------
-
-
-def _fast_success() -> Callable[[Any], Outcome[Any]]:
-    """``Outcome.success`` without the frozen dataclass ``__init__``.
-
-    The frozen ``__init__`` goes through ``object.__setattr__`` per field and is most of
-    the Outcome mode's overhead; writing the slots directly costs well under half. If the
-    core's fields ever change shape this falls back to the public constructor, so it can
-    be slower but never wrong.
-    """
-    names = tuple(f.name for f in fields(Outcome))
-    if names != ("code", "llm_hint", "retry_after", "status", "value", "error"):
-        return Outcome.success
-    set_code, set_hint, set_after, set_status, set_value, set_error = (
-        Outcome.__dict__[name].__set__ for name in names
-    )
-    new = object.__new__
-
-    def success(value: Any) -> Outcome[Any]:
-        outcome: Outcome[Any] = new(Outcome)
-        set_code(outcome, None)
-        set_hint(outcome, "")
-        set_after(outcome, None)
-        set_status(outcome, 0)
-        set_value(outcome, value)
-        set_error(outcome, None)
-        return outcome
-
-    probe = object()
-    built = success(probe)
-    if built != Outcome.success(probe) or built.value is not probe or built.error is not None:
-        return Outcome.success
-    return success
-
-
-_success = _fast_success()
-
-_BUG_HINT = hint_for(Code.UNKNOWN, "")
-_MAYBE_APPLIED_HINT = (
-    "This call may already have taken effect{where}: the request may have reached the API "
-    "before it failed, so repeating it could do the same thing twice. Do not retry it "
-    "blindly: check whether it took effect (for example by looking the result up) or report "
-    "it to the user or the orchestrator."
-)
-
-
-def _bug(exc: BaseException, expose: bool) -> Outcome[Any]:
-    hint = _BUG_HINT
-    if expose:
-        text = _exception_text(exc)
-        name = clean(type(exc).__name__, 100)
-        hint += f" The tool raised {name}: {text}" if text else f" The tool raised {name}."
-    return Outcome(Code.UNKNOWN, hint, None, 0, None, exc)
-
-
-def _maybe_applied(outcome: Outcome[Any], exc: BaseException | None) -> Outcome[Any]:
-    hint = _MAYBE_APPLIED_HINT.format(where=where(outcome.status, transport=True))
-    error = outcome.error if outcome.error is not None else exc
-    return Outcome(Code.UNKNOWN, hint, None, outcome.status, None, error)
-
-
-# Set on the TypeError of an argument-binding failure, so that an outer tool can tell "my
-# code called another decorated tool wrongly" from any other SCHEMA_INVALID it sees raised.
-_BINDING_MARK = "_agenterr_binding"
-
-
-def _mark_binding(exc: BaseException) -> None:
-    with contextlib.suppress(Exception):
-        setattr(exc, _BINDING_MARK, True)
-
-
-def _is_binding(outcome: Outcome[Any]) -> bool:
-    """Whether ``outcome`` is a SCHEMA_INVALID produced by a decorated tool's binding check."""
-    return outcome.code is Code.SCHEMA_INVALID and _attr(outcome.error, _BINDING_MARK) is True
-
-
-# --- result kinds ----------------------------------------------------------------------
-
-# Response classes recognised when returned, by (top-level package, class name) anywhere in
-# the MRO; a non-2xx one is a failure, classified without calling raise_for_status().
-_RESPONSE_CLASSES = frozenset(
-    {
-        ("httpx", "Response"),
-        ("httpx2", "Response"),
-        ("requests", "Response"),
-        ("aiohttp", "ClientResponse"),
-        ("http", "HTTPResponse"),
-    }
-)
-_PLAIN: set[type] = set()
-"""Result types that are neither an Outcome nor a response: returned as they are."""
-_KINDS: dict[type, int] = {}
-"""Every result type's kind, once computed (bounded like _PLAIN)."""
-_PLAIN_LIMIT = 1024
-_OUTCOME, _RESPONSE, _OTHER = 1, 2, 3
-
-
-def _result_kind(tp: type) -> int:
-    kind = _KINDS.get(tp)
-    if kind is not None:
-        return kind
-    if issubclass(tp, Outcome):
-        kind = _OUTCOME
-    elif any((package_of(cls), cls.__name__) in _RESPONSE_CLASSES for cls in tp.__mro__):
-        kind = _RESPONSE
-    else:
-        kind = _OTHER
-        if len(_PLAIN) < _PLAIN_LIMIT:
-            _PLAIN.add(tp)
-    if len(_KINDS) < _PLAIN_LIMIT:
-        _KINDS[tp] = kind
-    return kind
-
-
-def _ok_response(response: object) -> bool:
-    """A returned response whose status is 2xx: a success, without reading anything else."""
-    status = _attr(response, "status_code")
-    if status is None:
-        status = _attr(response, "status")  # aiohttp, http.client
-    return type(status) is int and 200 <= status <= 299
-
-
-# --- the policy ------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class _Policy:
-    name: str
-    errors: Mapping[type[Exception], ErrorRule] | None
-    expose_errors: bool
-    idempotent: bool
-    on_failure: FailureObserver | None
-    code: CodeType | None
-    """The tool body's code object, to tell a TypeError raised inside it from a bad call."""
-    envelopes: bool = False
-    """Whether returned values are read for error envelopes (:func:`from_envelope`)."""
-
-    def notify(self, outcome: Outcome[Any], exc: BaseException | None) -> None:
-        if self.on_failure is not None:
-            try:
-                self.on_failure(self.name, outcome, exc)
-            except Exception:
-                _log(
-                    logging.WARNING,
-                    "on_failure observer of tool %s raised",
-                    self.name,
-                    exc_info=True,
-                )
-        level = logging.WARNING if outcome.code is Code.UNKNOWN else logging.INFO
-        _log(
-            level,
-            "tool %s failed: %s",
-            self.name,
-            outcome,
-            exc_info=exc if level == logging.WARNING and exc is not None else None,
-            extra={"agenterr_tool": self.name, "agenterr_outcome": outcome},
-        )
-
-    def mapped(self, exc: Exception) -> Outcome[Any] | None:
-        """The ``errors=`` rule of the most specific class in ``exc``'s MRO, if any.
-
-        Only that one rule runs: if it returns None (or something that is not an Outcome,
-        which is logged), the default rules decide, not a rule for a less specific class.
-        """
-        assert self.errors is not None
-        for cls in type(exc).__mro__:
-            rule = self.errors.get(cls)
-            if rule is None:
-                continue
-            if isinstance(rule, Code):
-                return Outcome.failure(rule, error=exc)
-            try:
-                result = rule(exc)
-            except Exception:
-                _log(
-                    logging.WARNING,
-                    "errors= rule for %s of tool %s raised; using the default rules",
-                    cls.__name__,
-                    self.name,
-                    exc_info=True,
-                )
-                return None
-            if result is None:
-                return None
-            if not isinstance(result, Outcome):
-                _log(
-                    logging.WARNING,
-                    "errors= rule for %s of tool %s returned %s, not an Outcome or None; "
-                    "using the default rules",
-                    cls.__name__,
-                    self.name,
-                    type(result).__name__,
-                )
-                return None
-            if result.failed and result.error is None:
-                result = replace(result, error=exc)
-            return result
-        return None
-
-    def classify(
-        self,
-        exc: Exception,
-        call: Any,
-        args: tuple[Any, ...],
-        kwargs: dict[str, Any],
-        at_call: bool,
-    ) -> Outcome[Any]:
-        """The outcome of an exception raised by the tool (``at_call``: by the call itself).
-
-        Order: a raised AgentToolError, the binding diagnosis, ``errors=``, validation
-        errors, transport failures, and otherwise a bug.
-        """
-        if isinstance(exc, AgentToolError):
-            outcome = exc.outcome
-            if _is_binding(outcome) and entered(exc.__traceback__, self.code):
-                # This tool's own code called another decorated tool with arguments that do
-                # not bind: a bug here, not something the model can fix in its call to us.
-                return _bug(exc, self.expose_errors)
-            return outcome
-        if at_call and isinstance(exc, TypeError) and not entered(exc.__traceback__, self.code):
-            # Before errors=: an argument error is never one of the user's exception types,
-            # and a catch-all rule must not make a hallucinated argument retryable.
-            problems = _binding(call, args, kwargs)
-            if problems:
-                _mark_binding(exc)
-                return replace(schema_invalid(*problems), error=exc)
-        if self.errors:
-            mapped = self.mapped(exc)
-            if mapped is not None:
-                return mapped
-        invalid = validation_problems(exc)
-        if invalid is not None:
-            return replace(schema_invalid(*invalid), error=exc)
-        if is_transport(exc):
-            outcome = from_error(exc)
-            if outcome.failed:
-                return self.guard(outcome, exc)
-        return _bug(exc, self.expose_errors)
-
-    def guard(self, outcome: Outcome[Any], exc: BaseException | None) -> Outcome[Any]:
-        """For a non-idempotent tool, a retryable failure that may have reached the server
-        becomes UNKNOWN."""
-        if self.idempotent or not outcome.retryable:
-            return outcome
-        if may_have_taken_effect(outcome.status, exc):
-            return _maybe_applied(outcome, exc)
-        return outcome
-
-    def on_exception(
-        self,
-        exc: Exception,
-        call: Any,
-        args: tuple[Any, ...],
-        kwargs: dict[str, Any],
-        at_call: bool,
-    ) -> Outcome[Any]:
-        """The outcome of a failure; a framework's own control flow is re-raised unchanged."""
-        if passes_through(exc):
-            raise exc
-        outcome = self.classify(exc, call, args, kwargs, at_call)
-        if outcome.failed:
-            self.notify(outcome, exc)
-        return outcome
-
-    def on_result(self, value: Any) -> Outcome[Any]:
-        """The outcome of a value the tool returned (or yielded) that is not plain."""
-        kind = _result_kind(type(value))
-        if kind == _OUTCOME:
-            outcome: Outcome[Any] = value
-            if outcome.failed:
-                self.notify(outcome, outcome.error)
-            return outcome
-        if kind == _RESPONSE and not _ok_response(value):
-            outcome = from_response(value)
-            if outcome.ok:
-                return _success(value)
-            outcome = self.guard(outcome, None)
-            self.notify(outcome, None)
-            return outcome
-        if self.envelopes:
-            return self.envelope(value)
-        return _success(value)
-
-    def envelope(self, value: Any) -> Outcome[Any]:
-        """``envelopes=True``: the failure an envelope in ``value`` reports, or its success."""
-        found = envelope_failure(value)
-        if found is None:
-            return _success(value)
-        outcome = found.outcome
-        if (
-            not self.idempotent
-            and outcome.retryable
-            and outcome.code is not Code.RATE_LIMITED
-            and (outcome.status == 0 or may_have_taken_effect(outcome.status, None))
-        ):
-            # The server answered, so it may have acted before it failed; a refusal for
-            # rate (Slack rate_limited, THROTTLED, RESOURCE_EXHAUSTED) comes before acting.
-            hint = _MAYBE_APPLIED_HINT.format(where=found.where)
-            outcome = Outcome(Code.UNKNOWN, hint, None, outcome.status, None, None)
-        self.notify(outcome, None)
-        return outcome
-
-    def result_value(self, value: Any) -> Any:
-        """Raises mode: what the call returns for a value that is not plain, or its error."""
-        kind = _result_kind(type(value))
-        if kind == _OUTCOME or (kind == _RESPONSE and not _ok_response(value)):
-            return _value(self.on_result(value))
-        if not self.envelopes:
-            return value
-        outcome = self.envelope(value)
-        if outcome.ok:
-            return value
-        raise error_for(outcome)
-
-
-def _binding(call: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[str]:
-    try:
-        signature = inspect.signature(call)
-    except (TypeError, ValueError):
-        return []
-    return binding_problems(signature, args, kwargs)
-
-
-def _value(outcome: Outcome[Any]) -> Any:
-    """Raises mode: the value of an ok outcome, or its typed error."""
-    if outcome.ok:
-        return outcome.value
-    raise error_for(outcome) from outcome.error
-
-
-def _raise(outcome: Outcome[Any], exc: Exception) -> NoReturn:
-    """Raises mode: a raised AgentToolError whose outcome stands is re-raised unchanged;
-    anything else raises the outcome's typed error ``from`` the exception."""
-    if isinstance(exc, AgentToolError) and outcome is exc.outcome:
-        raise exc
-    raise error_for(outcome) from exc
 
 
 # --- the wrappers, one per (kind, mode) ------------------------------------------------
 
 
-def _plain_types(policy: _Policy) -> set[type] | frozenset[type]:
+def _plain_types(policy: Policy) -> set[type] | frozenset[type]:
     """Result types returned without a look: none when envelopes are read."""
-    return frozenset() if policy.envelopes else _PLAIN
+    return frozenset() if policy.envelopes else PLAIN
 
 
-def _sync(policy: _Policy, raises: bool) -> _Wrapper:
-    plain, success = _plain_types(policy), _success
+def _sync(policy: Policy, raises: bool) -> _Wrapper:
+    plain, ok = _plain_types(policy), success
 
     if raises:
 
@@ -452,7 +79,7 @@ def _sync(policy: _Policy, raises: bool) -> _Wrapper:
                 outcome = policy.on_exception(exc, wrapped, args, kwargs, True)
                 if outcome.ok:
                     return outcome.value
-                _raise(outcome, exc)
+                raise_typed(outcome, exc)
             if type(result) in plain:
                 return result
             return policy.result_value(result)
@@ -465,14 +92,14 @@ def _sync(policy: _Policy, raises: bool) -> _Wrapper:
         except Exception as exc:
             return policy.on_exception(exc, wrapped, args, kwargs, True)
         if type(result) in plain:
-            return success(result)
+            return ok(result)
         return policy.on_result(result)
 
     return call
 
 
-def _async(policy: _Policy, raises: bool) -> _Wrapper:
-    plain, success = _plain_types(policy), _success
+def _async(policy: Policy, raises: bool) -> _Wrapper:
+    plain, ok = _plain_types(policy), success
 
     if raises:
 
@@ -483,7 +110,7 @@ def _async(policy: _Policy, raises: bool) -> _Wrapper:
                 outcome = policy.on_exception(exc, wrapped, args, kwargs, True)
                 if outcome.ok:
                     return outcome.value
-                _raise(outcome, exc)
+                raise_typed(outcome, exc)
             if type(result) in plain:
                 return result
             return policy.result_value(result)
@@ -496,7 +123,7 @@ def _async(policy: _Policy, raises: bool) -> _Wrapper:
         except Exception as exc:
             return policy.on_exception(exc, wrapped, args, kwargs, True)
         if type(result) in plain:
-            return success(result)
+            return ok(result)
         return policy.on_result(result)
 
     return call
@@ -518,23 +145,23 @@ def _async(policy: _Policy, raises: bool) -> _Wrapper:
 # out (a failed item's typed error, the consumer's exception), that one wins in both modes.
 
 
-def _item(policy: _Policy, item: Any, raises: bool) -> Any:
-    if not policy.envelopes and type(item) in _PLAIN:
-        return item if raises else _success(item)
+def _item(policy: Policy, item: Any, raises: bool) -> Any:
+    if not policy.envelopes and type(item) in PLAIN:
+        return item if raises else success(item)
     if raises:
         return policy.result_value(item)
     return policy.on_result(item)
 
 
-def _cleanup_failed(policy: _Policy, exc: Exception, raises: bool) -> None:
+def _cleanup_failed(policy: Policy, exc: Exception, raises: bool) -> None:
     """The tool's cleanup raised ``exc`` when the consumer closed the wrapper."""
     outcome = policy.on_exception(exc, None, (), {}, False)
     if raises and outcome.failed:
-        _raise(outcome, exc)
+        raise_typed(outcome, exc)
 
 
 def _generator_call(
-    policy: _Policy,
+    policy: Policy,
     raises: bool,
     iterate: Callable[[Any], Any],
     failed_at_call: Callable[[Outcome[Any]], Any],
@@ -548,13 +175,13 @@ def _generator_call(
             outcome = policy.on_exception(exc, wrapped, args, kwargs, True)
             if not raises:
                 return failed_at_call(outcome)
-            _raise(outcome, exc)
+            raise_typed(outcome, exc)
         return iterate(generator)
 
     return call
 
 
-def _generator(policy: _Policy, raises: bool) -> _Wrapper:
+def _generator(policy: Policy, raises: bool) -> _Wrapper:
     def iterate(gen: Generator[Any, Any, Any]) -> Generator[Any, Any, Any]:
         sent: Any = None
         thrown: BaseException | None = None
@@ -572,7 +199,7 @@ def _generator(policy: _Policy, raises: bool) -> _Wrapper:
                         if outcome.ok:
                             yield outcome.value
                             return None
-                        _raise(outcome, exc)
+                        raise_typed(outcome, exc)
                     yield outcome
                     return None
                 # Outside the try below: a failed item's typed error must reach the
@@ -605,7 +232,7 @@ def _generator(policy: _Policy, raises: bool) -> _Wrapper:
     return _generator_call(policy, raises, iterate, failed_at_call)
 
 
-def _async_generator(policy: _Policy, raises: bool) -> _Wrapper:
+def _async_generator(policy: Policy, raises: bool) -> _Wrapper:
     async def iterate(agen: AsyncGenerator[Any, Any]) -> AsyncGenerator[Any, Any]:
         sent: Any = None
         thrown: BaseException | None = None
@@ -623,7 +250,7 @@ def _async_generator(policy: _Policy, raises: bool) -> _Wrapper:
                         if outcome.ok:
                             yield outcome.value
                             return
-                        _raise(outcome, exc)
+                        raise_typed(outcome, exc)
                     yield outcome
                     return
                 out = _item(policy, item, raises)  # outside the try: see _generator
@@ -672,7 +299,7 @@ def _call_method(obj: Any) -> Any:
     return None
 
 
-def _kind_of(fn: Any) -> Callable[[_Policy, bool], _Wrapper]:
+def _kind_of(fn: Any) -> Callable[[Policy, bool], _Wrapper]:
     target = _function_of(fn)
     candidates = [target]
     if not inspect.isroutine(target) and not inspect.isclass(target):
@@ -735,8 +362,49 @@ def _bind_probe_wrapper(wrapped: Any, instance: Any, args: Any, kwargs: Any) -> 
 
 if TYPE_CHECKING:
     _FunctionWrapper = wrapt.FunctionWrapper[Any, Any]
+    _BoundFunctionWrapper = wrapt.BoundFunctionWrapper[Any, Any]
 else:  # not subscripted at run time, whatever wrapt 2.x release is installed
     _FunctionWrapper = wrapt.FunctionWrapper
+    # What wrapt's own FunctionWrapper binds methods with (its C type when compiled).
+    _BoundFunctionWrapper = type(
+        wrapt.FunctionWrapper(_bind_probe, _bind_probe_wrapper).__get__(object(), object)
+    )
+
+
+class _BoundToolWrapper(_BoundFunctionWrapper):
+    """A decorated method as looked up on its class or an instance: ``K.meth``, ``k.meth``,
+    a classmethod or a staticmethod.
+
+    It pickles like a bound method, as the attribute of the object it was looked up on
+    (the class for a classmethod or a staticmethod), and copies as itself, still bound to
+    the same object: a deep copy of a framework's tool object must not try to copy the
+    service object (clients, locks, sockets) behind a method.
+    """
+
+    __slots__ = ()  # one is built at every method lookup: no instance dict to allocate
+
+    def __reduce_ex__(self, protocol: object) -> tuple[Any, tuple[Any, str]]:
+        instance = self._self_instance
+        binding = self._self_binding
+        if instance is None or binding in ("classmethod", "staticmethod"):
+            target = self._self_owner
+            if target is None:
+                target = type(instance)
+        else:
+            target = instance
+        name = getattr(self, "__name__", None)
+        if not isinstance(name, str):
+            raise pickle.PicklingError(f"cannot pickle {self!r}: it has no name")
+        return getattr, (target, name)
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, str]]:
+        return self.__reduce_ex__(2)
+
+    def __copy__(self) -> _BoundToolWrapper:
+        return self
+
+    def __deepcopy__(self, memo: object) -> _BoundToolWrapper:
+        return self
 
 
 class _ToolWrapper(_FunctionWrapper):
@@ -744,15 +412,13 @@ class _ToolWrapper(_FunctionWrapper):
 
     A plain object proxy refuses to be pickled or copied; a function pickles by reference
     (module and qualified name) and copies as itself, which is what process pools, Celery
-    and ``model_copy(deep=True)`` of the frameworks' tool objects need.
+    and ``model_copy(deep=True)`` of the frameworks' tool objects need. Looked up as a
+    method, it binds as a :class:`_BoundToolWrapper`, which does the same.
     """
 
-    # What wrapt's own FunctionWrapper binds methods with. Set explicitly: without it, wrapt
-    # looks the attribute up on every method access of a subclass, fails and clears an
-    # AttributeError, which costs more than the whole call.
-    __bound_function_wrapper__ = type(
-        wrapt.FunctionWrapper(_bind_probe, _bind_probe_wrapper).__get__(object(), object)
-    )
+    # Set explicitly: without it, wrapt looks the attribute up on every method access of a
+    # subclass, fails and clears an AttributeError, which costs more than the whole call.
+    __bound_function_wrapper__ = _BoundToolWrapper
 
     def __reduce_ex__(self, protocol: object) -> str:
         name = getattr(self, "__qualname__", None)
@@ -833,6 +499,7 @@ def classified_tool(
     idempotent: bool = True,
     on_failure: FailureObserver | None = None,
     envelopes: bool = False,
+    rules: Rules = None,
 ) -> _OutcomeDecorator: ...
 @overload
 def classified_tool(
@@ -843,6 +510,7 @@ def classified_tool(
     idempotent: bool = True,
     on_failure: FailureObserver | None = None,
     envelopes: bool = False,
+    rules: Rules = None,
 ) -> _RaisingDecorator: ...
 def classified_tool(
     fn: Any = None,
@@ -854,6 +522,7 @@ def classified_tool(
     idempotent: bool = True,
     on_failure: FailureObserver | None = None,
     envelopes: bool = False,
+    rules: Rules = None,
 ) -> Any:
     """Classify every failure of a tool function; never retry.
 
@@ -868,14 +537,14 @@ def classified_tool(
     ``from`` the original exception.
 
     ``KeyboardInterrupt``, ``SystemExit``, ``GeneratorExit`` and ``asyncio.CancelledError``
-    always propagate untouched. So do the exceptions an integration registers as its
-    framework's control flow, from the moment its module (``agenterr.integrations.<name>``)
-    is imported: Pydantic AI's ``ModelRetry``, ``ToolFailed``, ``CallDeferred`` and
-    ``ApprovalRequired``, LangChain's ``ToolException``, MCP's ``ToolError``, Celery's
-    ``Retry``, ``Ignore``, ``Reject`` and time limits, Dramatiq's ``Retry`` and Temporal's
-    failures reach the framework unchanged, in both modes, unclassified and unlogged (an
-    ``AgentToolError`` is always agenterr's own, even the LangChain subclasses). What is
-    caught, in order:
+    always propagate untouched. So do the exceptions a framework reads as the tool's
+    instructions, whether or not anything but the framework has been imported: Pydantic
+    AI's ``ModelRetry``, ``ToolFailed``, ``CallDeferred`` and ``ApprovalRequired``,
+    LangChain's ``ToolException``, MCP's ``ToolError``, ``ResourceError`` and
+    ``UrlElicitationRequiredError``, Celery's ``Retry``, ``Ignore``, ``Reject`` and time
+    limits, Dramatiq's ``Retry`` and Temporal's failures reach the framework unchanged, in
+    both modes, unclassified and unlogged (an ``AgentToolError`` is always agenterr's own,
+    even the LangChain subclasses). What is caught, in order:
 
     - a raised ``AgentToolError``: its own outcome (re-raised unchanged in raises mode) —
       except the SCHEMA_INVALID of another decorated tool whose arguments did not bind,
@@ -938,19 +607,29 @@ def classified_tool(
 
     Frameworks (LangChain, OpenAI Agents, Pydantic AI, MCP) pass a tool's return value on as
     its result: register tools with them with ``raises=True``. The decorated tool pickles by
-    reference and copies as itself, like a function.
+    reference and copies as itself, like a function; a decorated method looked up on its
+    class or an instance (classmethods and staticmethods too) pickles like a bound method
+    and copies as itself, still bound to the same object.
+
+    ``rules=`` are user rules (:class:`~agenterr.Rule`, a list or a
+    :class:`~agenterr.RuleSet`) for every failure of this tool: nearer than the process-wide
+    ones of :func:`~agenterr.add_rules`, and checked when the decorator is applied.
 
     ``on_failure(tool_name, outcome, exception_or_None)`` is called for every failure (an
     observer that raises an ``Exception`` is logged and ignored), and each failure is logged
     to the ``agenterr`` logger: WARNING for ``UNKNOWN`` with the traceback, INFO otherwise.
-    A logging Filter or Handler that raises is ignored: it never changes the call's result.
+    Every record's text is cleaned and redacted like a quoted API body: the traceback is the
+    record's ``exc_text`` (each exception's message one redacted line), not ``exc_info``;
+    the exception itself is in the record's ``agenterr_outcome.error``. A logging Filter or
+    Handler that raises is ignored: it never changes the call's result.
     """
     _check_options(errors, on_failure)
+    compiled = compile_rules(rules)  # a malformed rule fails here, at decoration
 
     def decorate(function: Any) -> Any:
         if not callable(function) and not isinstance(function, (staticmethod, classmethod)):
             raise TypeError(f"classified_tool needs a callable, got {function!r}")
-        policy = _Policy(
+        policy = Policy(
             name=_name_of(function),
             errors=dict(errors) if errors else None,
             expose_errors=expose_errors,
@@ -958,6 +637,7 @@ def classified_tool(
             on_failure=on_failure,
             code=_code_of(function),
             envelopes=bool(envelopes),
+            rules=compiled,
         )
         return _ToolWrapper(function, _kind_of(function)(policy, raises))
 

@@ -27,10 +27,10 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, TextIO
 
-from ._classify import from_error
 from ._decorator import classified_tool
 from ._outcome import Outcome
 from ._taxonomy import Class
+from ._transport import from_error
 
 __all__ = ["run_demo"]
 

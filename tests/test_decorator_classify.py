@@ -830,12 +830,12 @@ def test_returned_2xx_response_skips_from_response(
 ) -> None:
     """A returned 2xx response is a success from its status alone: from_response never runs,
     and raises mode returns the very object."""
-    import agenterr._decorator as decorator
+    import agenterr._policy as policy
 
     def boom(response: object) -> Any:
         raise AssertionError("from_response called")
 
-    monkeypatch.setattr(decorator, "from_response", boom)
+    monkeypatch.setattr(policy, "from_response", boom)
     response = httpx_response(200, json={"ok": 1})
     assert run(convention, returning(response)).value is response
     assert run(convention, returning(response), raises=True) is response

@@ -264,3 +264,110 @@ def test_register_pass_through_is_idempotent_and_checks_its_arguments() -> None:
         with pytest.raises(TypeError, match="Exception subclasses"):
             register_pass_through(wrong)  # type: ignore[arg-type]
     assert exceptions._pass_through == before
+
+
+# --- the frameworks' own types, whatever has been imported ------------------------------
+
+FRAMEWORKS = {
+    "pydantic_ai": [
+        ("pydantic_ai.exceptions", "ModelRetry"),
+        ("pydantic_ai.exceptions", "ToolFailed"),
+        ("pydantic_ai.exceptions", "CallDeferred"),
+        ("pydantic_ai.exceptions", "ApprovalRequired"),
+    ],
+    "langchain_core": [("langchain_core.tools", "ToolException")],
+    "mcp": [
+        ("mcp.server.mcpserver.exceptions", "ToolError"),
+        ("mcp.server.mcpserver.exceptions", "ResourceError"),
+        ("mcp.shared.exceptions", "UrlElicitationRequiredError"),
+    ],
+    "celery": [
+        ("celery.exceptions", "Retry"),
+        ("celery.exceptions", "Ignore"),
+        ("celery.exceptions", "Reject"),
+        ("celery.exceptions", "SoftTimeLimitExceeded"),
+        ("celery.exceptions", "TimeLimitExceeded"),
+    ],
+    "dramatiq": [("dramatiq", "Retry")],
+    "temporalio": [
+        ("temporalio.exceptions", "ApplicationError"),
+        ("temporalio.exceptions", "CancelledError"),
+    ],
+}
+
+_PROBE = """
+import importlib, sys
+import agenterr
+
+names = {names!r}
+classes = [getattr(importlib.import_module(module), name) for module, name in names]
+for cls in classes:
+    signal = cls.__new__(cls)  # no framework-specific constructor arguments needed
+    for raises in (False, True):
+        tool = agenterr.classified_tool(raises=raises)(lambda: (_ for _ in ()).throw(signal))
+        try:
+            tool()
+        except BaseException as caught:
+            assert caught is signal, (cls, raises, caught)
+        else:
+            raise AssertionError(f"{{cls}} did not pass through (raises={{raises}})")
+loaded = sorted(m for m in sys.modules if m.startswith("agenterr.integrations"))
+print(len(classes), loaded)
+"""
+
+
+@pytest.mark.parametrize("framework", list(FRAMEWORKS))
+def test_framework_control_flow_passes_without_the_integration(framework: str) -> None:
+    """In a fresh interpreter that imports only the framework and agenterr (no integration
+    module), each of the framework's control-flow exceptions leaves the tool unchanged."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    pytest.importorskip(framework)
+    probe = _PROBE.format(names=FRAMEWORKS[framework])
+    root = Path(__file__).resolve().parent.parent
+    result = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().split(maxsplit=1) == [str(len(FRAMEWORKS[framework])), "[]"]
+
+
+def test_the_table_names_each_installed_framework_class_where_it_is_defined() -> None:
+    """Every class above, as installed, is matched by its own MRO entry in the table."""
+    import importlib
+
+    for framework, names in FRAMEWORKS.items():
+        if importlib.util.find_spec(framework) is None:
+            continue
+        for module, name in names:
+            cls = getattr(importlib.import_module(module), name)
+            assert any(
+                (c.__module__, c.__qualname__) in exceptions.FRAMEWORK_CONTROL_FLOW
+                for c in cls.__mro__
+            ), cls
+            assert passes_through(cls.__new__(cls))
+
+
+def test_an_unhashable_exception_class_is_classified() -> None:
+    """The table's lookup never fails the call: an exception whose class cannot be hashed
+    is a bug like any other."""
+
+    class Unhashable(type):
+        __hash__ = None  # type: ignore[assignment]
+
+    class Odd(Exception, metaclass=Unhashable):
+        pass
+
+    @classified_tool
+    def tool() -> None:
+        raise Odd("x")
+
+    assert not passes_through(Odd())
+    assert tool().code is Code.UNKNOWN

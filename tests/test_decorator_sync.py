@@ -280,7 +280,8 @@ def test_observer_that_raises_does_not_break_the_call(caplog: pytest.LogCaptureF
         outcome = tool()
     assert outcome.code is Code.UNAVAILABLE
     record = next(r for r in caplog.records if "observer" in r.getMessage())
-    assert record.exc_info is not None and "observer bug" in str(record.exc_info[1])
+    # The traceback is the record's exc_text, through the redaction gate (not exc_info).
+    assert record.exc_text is not None and "RuntimeError: observer bug" in record.exc_text
 
 
 def test_logger_levels(caplog: pytest.LogCaptureFixture) -> None:
@@ -296,8 +297,9 @@ def test_logger_levels(caplog: pytest.LogCaptureFixture) -> None:
         tool("bug")
         tool("net")
     bug, net = [r for r in caplog.records if r.name == "agenterr"]
-    assert bug.levelno == logging.WARNING and bug.exc_info is not None
-    assert net.levelno == logging.INFO and net.exc_info is None
+    assert bug.levelno == logging.WARNING and bug.exc_text is not None
+    assert "ZeroDivisionError: x" in bug.exc_text
+    assert net.levelno == logging.INFO and net.exc_text is None and net.exc_info is None
     assert net.getMessage() == "tool tool failed: UNAVAILABLE class=transient"
     assert net.agenterr_tool == "tool"  # type: ignore[attr-defined]
     assert net.agenterr_outcome.code is Code.UNAVAILABLE  # type: ignore[attr-defined]

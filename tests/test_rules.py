@@ -192,3 +192,67 @@ def test_a_plain_status_is_still_cached_without_rules() -> None:
     assert from_status(503) is from_status(503)
     add_rules(Rule.status(503, Code.UNKNOWN))
     assert from_status(503).code is Code.UNKNOWN
+
+
+# --- per decorator ----------------------------------------------------------------------------
+
+
+class _Refused(Exception):
+    """An SDK-shaped error carrying a response."""
+
+    def __init__(self, status: int, body: str) -> None:
+        super().__init__(f"HTTP {status}")
+        self.status_code = status
+        self.headers: dict[str, str] = {}
+        self.body = body
+
+
+def test_a_decorator_rule_changes_its_tools_decisions_only() -> None:
+    from agenterr import classified_tool
+
+    body = json.dumps({"code": "ERR_QUOTA_77"})
+
+    @classified_tool(rules=[QUOTA_77])
+    def taught() -> None:
+        raise _Refused(400, body)
+
+    @classified_tool
+    def untaught() -> None:
+        raise _Refused(400, body)
+
+    assert taught().code is Code.UNAUTHORIZED
+    assert untaught().code is Code.INVALID_REQUEST
+
+
+@pytest.mark.asyncio
+async def test_a_decorator_rule_applies_to_async_tools_and_envelopes() -> None:
+    from agenterr import classified_tool
+
+    @classified_tool(rules=RuleSet([BUSY]), envelopes=True)
+    async def reply() -> dict[str, str]:
+        return {"state": "busy"}
+
+    out = await reply()
+    assert out.code is Code.UNAVAILABLE
+    with pytest.raises(agenterr.TransientToolError):
+        await classified_tool(raises=True, rules=[BUSY], envelopes=True)(reply.__wrapped__)()
+
+
+def test_a_decorator_rule_is_nearer_than_a_process_rule() -> None:
+    from agenterr import classified_tool
+
+    body = json.dumps({"code": "ERR_77"})
+    add_rules(Rule.identifier("ERR_77", Code.UNAUTHORIZED))
+
+    @classified_tool(rules=[Rule.identifier("ERR_77", Code.UNAVAILABLE)])
+    def tool() -> None:
+        raise _Refused(400, body)
+
+    assert tool().code is Code.UNAVAILABLE
+
+
+def test_a_malformed_decorator_rule_fails_at_decoration() -> None:
+    from agenterr import classified_tool
+
+    with pytest.raises(TypeError, match="Rule objects"):
+        classified_tool(rules=["ERR_77"])  # type: ignore[list-item]

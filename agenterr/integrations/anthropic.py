@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._outcome import Outcome
+from .. import Outcome
 from .openai import tool_result_text
 
 __all__ = ["tool_result_block"]

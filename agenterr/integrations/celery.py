@@ -40,8 +40,7 @@ from __future__ import annotations
 import math
 from typing import Any, NoReturn
 
-from .._exceptions import register_pass_through
-from .._outcome import Outcome
+from .. import Outcome
 from ..errors import (
     AgentToolError,
     AuthToolError,
@@ -57,16 +56,6 @@ _celery_exceptions = require("celery.exceptions", "celery")
 _kombu_json = require("kombu.utils.json", "celery")
 # celery ships no type hints: its Task is Any to the type checker.
 _Task: Any = _celery.Task
-
-# Celery's instructions from inside a task (self.retry(), Ignore, Reject) and the soft time
-# limit's signal: Celery acts on them, so @classified_tool lets them through unclassified.
-register_pass_through(
-    _celery_exceptions.Retry,
-    _celery_exceptions.Ignore,
-    _celery_exceptions.Reject,
-    _celery_exceptions.SoftTimeLimitExceeded,
-    _celery_exceptions.TimeLimitExceeded,
-)
 
 __all__ = ["OUTCOME_JSON_MARKER", "ClassifiedTask", "retry_transient"]
 

@@ -21,8 +21,7 @@ and does not log the retry as an error. Other typed errors pass through unchange
 failures and nothing else. From code that holds an Outcome, :func:`retry_transient` does the
 same hand-off by hand. When the retries run out, the message fails with the last ``Retry``,
 whose ``__cause__`` is the typed error. A ``dramatiq.Retry`` the actor raises itself passes
-through ``@classified_tool`` unclassified (once this module is imported) and is retried
-like the others.
+through ``@classified_tool`` unclassified and is retried like the others.
 """
 
 from __future__ import annotations
@@ -33,16 +32,11 @@ import math
 from collections.abc import Awaitable, Callable
 from typing import Any, NoReturn, ParamSpec, TypeVar, cast
 
-from .._exceptions import register_pass_through
-from .._outcome import Outcome
+from .. import Outcome
 from ..errors import AgentToolError, TransientToolError, error_for
 from ._require import require
 
 _dramatiq = require("dramatiq", "dramatiq")
-
-# An actor's own request to be retried: the Retries middleware acts on it, so
-# @classified_tool lets it through rather than classifying it as a bug.
-register_pass_through(_dramatiq.Retry)
 
 __all__ = ["retry_transient", "retry_when_transient", "with_retry_after"]
 

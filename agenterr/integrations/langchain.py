@@ -34,8 +34,8 @@ matching agenterr error, so ``except TransientToolError`` and tenacity's
 
 Arguments that fail LangChain's own validation, before the function runs, get the
 ``SCHEMA_INVALID`` hint from :func:`handle_validation_error`. A plain ``ToolException`` the
-function raises itself is not classified: once this module is imported, ``@classified_tool``
-lets it through, and the model reads its message, as LangChain intends.
+function raises itself is not classified: ``@classified_tool`` lets it through, and the
+model reads its message, as LangChain intends.
 
 Transient failures get their hint too, on purpose. The handler runs once whatever wraps
 the function has given up, so retry transient failures inside the tool, where no model
@@ -56,10 +56,8 @@ import inspect
 from collections.abc import Callable
 from typing import Any, NoReturn, overload
 
-from .._classify import schema_invalid
-from .._exceptions import register_pass_through, validation_problems
-from .._outcome import Outcome
-from .._taxonomy import Class
+from .. import Class, Outcome, schema_invalid
+from .._adapter import validation_problems
 from ..errors import (
     AgentToolError,
     AuthToolError,
@@ -88,10 +86,6 @@ __all__ = [
     "tool_exception",
     "tool_message",
 ]
-
-# A ToolException the tool raises itself is its message for the model, which LangChain's
-# handle_tool_error delivers: @classified_tool must not turn it into UNKNOWN.
-register_pass_through(ToolException)
 
 
 class AgentToolException(ToolException, AgentToolError):

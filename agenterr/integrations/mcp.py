@@ -39,14 +39,11 @@ there ``for_mcp`` needs tools registered with ``structured_output=False``.
 from __future__ import annotations
 
 import functools
-import importlib
 import inspect
 from collections.abc import Callable, Coroutine, Mapping
 from typing import Any, ParamSpec, TypeVar, overload
 
-from .._envelope import from_envelope
-from .._exceptions import register_pass_through
-from .._outcome import Outcome
+from .. import Outcome, from_envelope
 from ..errors import AgentToolError
 from ._require import require
 from .openai import tool_result_text
@@ -57,28 +54,6 @@ require("mcp", "mcp")
 from mcp.types import CallToolResult  # noqa: E402
 
 __all__ = ["for_mcp", "from_call_tool_result", "to_call_tool_result"]
-
-# A failure the tool anticipated, whose message the server sends to the model (a
-# ResourceError escaping ctx.read_resource() counts the same), and the request that the
-# user complete a URL elicitation first: MCP's to handle, not agenterr's to classify.
-# MCPServer's (2.x) or FastMCP's (1.x), whichever this mcp has.
-_CONTROL_FLOW = (
-    ("mcp.server.mcpserver.exceptions", ("ToolError", "ResourceError")),
-    ("mcp.server.fastmcp.exceptions", ("ToolError", "ResourceError")),
-    ("mcp.shared.exceptions", ("UrlElicitationRequiredError",)),
-)
-
-
-def _register_control_flow() -> None:
-    for name, classes in _CONTROL_FLOW:
-        try:
-            module = importlib.import_module(name)
-        except ImportError:  # the other major version (2.x's fastmcp is a stub that raises)
-            continue
-        register_pass_through(*(getattr(module, c) for c in classes if hasattr(module, c)))
-
-
-_register_control_flow()
 
 P = ParamSpec("P")
 T = TypeVar("T")

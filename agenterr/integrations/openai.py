@@ -20,7 +20,7 @@ import enum
 import json
 from typing import Any
 
-from .._outcome import Outcome
+from .. import Outcome
 
 __all__ = ["chat_tool_message", "function_call_output", "tool_result_text"]
 

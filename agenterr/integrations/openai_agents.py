@@ -26,11 +26,8 @@ from __future__ import annotations
 from collections.abc import Callable, Coroutine
 from typing import Any, ParamSpec, TypeVar, overload
 
-from .._classify import from_error, schema_invalid
-from .._decorator import _async, _async_generator, _bug, _generator, _kind_of, _ToolWrapper
-from .._exceptions import is_transport, validation_problems
-from .._outcome import Outcome
-from ..errors import AgentToolError
+from .. import Outcome, schema_invalid
+from .._adapter import failure_outcome, validation_problems, wrap_tool
 from ._require import require
 from .openai import tool_result_text
 
@@ -76,25 +73,15 @@ def unwrap_outcome(fn: Any, /) -> Any:
     annotations and coroutine-ness, so ``function_tool`` builds the same schema.
     Anything that is not an Outcome is returned as it is.
     """
-    kind = _kind_of(fn)
-    if kind in (_generator, _async_generator):
-        raise TypeError(f"unwrap_outcome needs a function or coroutine function, got {fn!r}")
-    return _ToolWrapper(fn, _call_async if kind is _async else _call)
+    return wrap_tool(fn, _call, _call_async, adapter="unwrap_outcome")
 
 
 def _outcome_of(error: BaseException) -> Outcome[Any]:
-    if isinstance(error, AgentToolError):
-        return error.outcome
     if isinstance(error, ModelBehaviorError):
         # The SDK validates the arguments before calling the tool: the model's mistake.
         problems = None if error.__cause__ is None else validation_problems(error.__cause__)
         return schema_invalid(*(problems or [str(error)]))
-    problems = validation_problems(error)
-    if problems is not None:
-        return schema_invalid(*problems)
-    if is_transport(error):
-        return from_error(error)
-    return _bug(error, False)
+    return failure_outcome(error)
 
 
 def _settle(result: Any) -> Any:

@@ -27,27 +27,17 @@ from __future__ import annotations
 from collections.abc import Callable, Coroutine
 from typing import Any, ParamSpec, TypeVar, overload
 
-from .._decorator import _async, _async_generator, _generator, _kind_of, _ToolWrapper
-from .._exceptions import register_pass_through
-from .._outcome import Outcome
+from .. import Outcome
+from .._adapter import wrap_tool
 from ..errors import SelfCorrectableToolError
 from ._require import require
 from .openai import tool_result_text
 
 require("pydantic_ai", "pydantic-ai")
 
-from pydantic_ai import ApprovalRequired, CallDeferred, ModelRetry, exceptions  # noqa: E402
+from pydantic_ai import ModelRetry  # noqa: E402
 
 __all__ = ["model_retry"]
-
-# What a tool raises to steer the run: a retry prompt, a failure for the model to read
-# (ToolFailed, newer releases), a deferred call, a request for approval.
-register_pass_through(
-    ModelRetry,
-    CallDeferred,
-    ApprovalRequired,
-    *((exceptions.ToolFailed,) if hasattr(exceptions, "ToolFailed") else ()),
-)
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -71,17 +61,13 @@ def model_retry(fn: Any, /) -> Any:
     :class:`~agenterr.AuthToolError`, :class:`~agenterr.IndeterminateToolError`), and every
     other exception passes through untouched. A ``ModelRetry``, ``ToolFailed``,
     ``CallDeferred`` or ``ApprovalRequired`` the tool raises itself is not a failure to
-    classify: once this module is imported ``@classified_tool`` lets it through, and Pydantic
-    AI handles it as usual.
+    classify: ``@classified_tool`` lets it through, and Pydantic AI handles it as usual.
 
     The adapted tool keeps the function's signature, name, docstring, annotations and
     coroutine-ness, so Pydantic AI builds the same tool schema; a ``RunContext`` first
     parameter works as usual. Generator functions are refused: they are not tools.
     """
-    kind = _kind_of(fn)
-    if kind in (_generator, _async_generator):
-        raise TypeError(f"model_retry needs a function or coroutine function, got {fn!r}")
-    return _ToolWrapper(fn, _call_async if kind is _async else _call)
+    return wrap_tool(fn, _call, _call_async, adapter="model_retry")
 
 
 def _settle(result: Any) -> Any:

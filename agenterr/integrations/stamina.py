@@ -29,7 +29,7 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import overload
 
-from ._common import exception_outcome
+from .._adapter import exception_outcome
 from ._require import require
 
 require("stamina", "stamina")

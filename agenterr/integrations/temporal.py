@@ -32,25 +32,20 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any, ParamSpec, Protocol, TypeVar, overload
 
 from agenterr import AgentToolError, Outcome
-from agenterr._exceptions import register_pass_through
 from agenterr.integrations._require import require
 
 require("temporalio", "temporal")
 
-from temporalio.exceptions import ApplicationError, FailureError  # noqa: E402
+from temporalio.exceptions import ApplicationError  # noqa: E402
 
 if TYPE_CHECKING:
-    from agenterr._decorator import ErrorRule, FailureObserver
+    from agenterr._adapter import ErrorRule, FailureObserver
 
 __all__ = ["classified_activity", "outcome_of", "to_application_error"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 P = ParamSpec("P")
 T = TypeVar("T")
-
-# Temporal's own failures (an ApplicationError the activity raises itself, its
-# CancelledError) are already Temporal's decision: @classified_tool lets them through.
-register_pass_through(FailureError)
 
 # ActivityError -> ApplicationError is one link; a few more tolerate wrappers of the user's.
 _CAUSE_DEPTH = 8
@@ -156,7 +151,7 @@ def classified_activity(
     defined further down), ``TypeError`` asks for the value type instead.
     """
     # Imported here so that workflow code importing outcome_of does not load wrapt.
-    from agenterr._decorator import classified_tool
+    from agenterr import classified_tool
 
     classify = classified_tool(
         raises=True,

@@ -47,11 +47,8 @@ from collections.abc import Callable, Iterable
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .._classify import from_response
-from .._decorator import _OUTCOME, _RESPONSE, _ok_response, _result_kind
-from .._outcome import Outcome
-from .._taxonomy import Class, Code
-from ._common import exception_outcome
+from .. import Class, Code, Outcome
+from .._adapter import exception_outcome, result_outcome
 from ._require import require
 
 require("tenacity", "tenacity")
@@ -77,17 +74,6 @@ __all__ = [
 # --- reading the attempt ------------------------------------------------------------------
 
 
-def _result_outcome(value: object) -> Outcome[Any] | None:
-    kind = _result_kind(type(value))
-    if kind == _OUTCOME:
-        assert isinstance(value, Outcome)
-        return value if value.failed else None
-    if kind == _RESPONSE and not _ok_response(value):
-        outcome = from_response(value)
-        return outcome if outcome.failed else None
-    return None
-
-
 def _attempt_outcome(retry_state: RetryCallState) -> Outcome[Any] | None:
     """The failed Outcome of the attempt that just ended, or None when there is none."""
     attempt: Future | None = retry_state.outcome
@@ -96,7 +82,7 @@ def _attempt_outcome(retry_state: RetryCallState) -> Outcome[Any] | None:
     exc = attempt.exception()
     if exc is not None:
         return exception_outcome(exc)
-    return _result_outcome(attempt.result())
+    return result_outcome(attempt.result())
 
 
 def _seconds(value: float | timedelta, name: str) -> float:

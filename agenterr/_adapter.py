@@ -1,0 +1,103 @@
+"""The seam between the core and the integrations: the one internal module they import.
+
+An integration adapts agenterr to a framework: it reads a raised exception or a returned
+value as an Outcome, or wraps a decorated tool so that the framework sees the same
+signature. Everything it needs from the core beyond the public API is here, under names
+that stay put when the core's private modules are reorganised; ``tests/test_adapter.py``
+fails if an integration imports anything private from elsewhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeAlias
+
+from ._classify import from_response, schema_invalid
+from ._exceptions import validation_problems
+from ._outcome import Outcome
+from ._policy import OUTCOME, RESPONSE, ErrorRule, FailureObserver, bug, ok_response, result_kind
+from ._transport import from_error, is_transport
+from .errors import AgentToolError
+
+__all__ = [
+    "ErrorRule",
+    "FailureObserver",
+    "Wrapper",
+    "exception_outcome",
+    "failure_outcome",
+    "result_outcome",
+    "validation_problems",
+    "wrap_tool",
+]
+
+Wrapper: TypeAlias = Callable[[Any, Any, tuple[Any, ...], dict[str, Any]], Any]
+"""A wrapt wrapper: ``(wrapped, instance, args, kwargs) -> result``."""
+
+
+def exception_outcome(exc: BaseException) -> Outcome[Any] | None:
+    """The failed Outcome a raised exception stands for, or ``None`` when it is not one.
+
+    A typed error gives its own outcome; a failed HTTP exchange (httpx, requests, aiohttp,
+    SDK errors, network ``OSError``s) is classified. Anything else — a bug in the tool, a
+    control signal — is ``None``: ``from_error`` would read it as a transport failure
+    (UNAVAILABLE), which would make a bug retryable.
+    """
+    if isinstance(exc, AgentToolError):
+        return exc.outcome
+    if isinstance(exc, Exception) and is_transport(exc):
+        outcome = from_error(exc)
+        return outcome if outcome.failed else None
+    return None
+
+
+def failure_outcome(exc: BaseException) -> Outcome[Any]:
+    """The Outcome of any exception a framework caught from a tool; always a failure.
+
+    As :func:`exception_outcome`, and: a pydantic or jsonschema ``ValidationError`` is
+    ``SCHEMA_INVALID`` listing its problems, and anything else is ``UNKNOWN`` with a hint
+    that does not quote the exception.
+    """
+    if isinstance(exc, AgentToolError):
+        return exc.outcome
+    problems = validation_problems(exc)
+    if problems is not None:
+        return schema_invalid(*problems)
+    if is_transport(exc):
+        outcome = from_error(exc)
+        if outcome.failed:
+            return outcome
+    return bug(exc, False)
+
+
+def result_outcome(value: object) -> Outcome[Any] | None:
+    """The failed Outcome a returned value stands for, or ``None`` when it is not one.
+
+    A failed Outcome is itself; an httpx, httpx2, requests, aiohttp or http.client response
+    with a non-2xx status is classified by :func:`~agenterr.from_response`. Anything else,
+    an ok Outcome or a 2xx response included, is ``None``.
+    """
+    kind = result_kind(type(value))
+    if kind == OUTCOME:
+        assert isinstance(value, Outcome)
+        return value if value.failed else None
+    if kind == RESPONSE and not ok_response(value):
+        outcome = from_response(value)
+        return outcome if outcome.failed else None
+    return None
+
+
+def wrap_tool(fn: Any, call: Wrapper, call_async: Wrapper, *, adapter: str) -> Any:
+    """``fn`` behind ``call`` (or ``call_async`` for a coroutine function), as a tool.
+
+    The result is what ``@classified_tool`` returns: it keeps ``fn``'s signature, name,
+    docstring, annotations, coroutine-ness and method binding, and pickles and copies like
+    a function, so a framework builds the same schema from it. ``adapter`` names the
+    caller in the ``TypeError`` that refuses a generator function (not a tool).
+    """
+    # Imported here: wrapt (and asyncio) load only when a tool is first wrapped.
+    from ._decorator import _async, _async_generator, _generator, _kind_of, _ToolWrapper
+
+    kind = _kind_of(fn)
+    if kind in (_generator, _async_generator):
+        raise TypeError(f"{adapter} needs a function or coroutine function, got {fn!r}")
+    return _ToolWrapper(fn, call_async if kind is _async else call)

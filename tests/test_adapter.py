@@ -1,0 +1,73 @@
+"""The integrations reach the core through the public API and one internal seam only.
+
+``agenterr._adapter`` is the seam; the rest of the core's private modules can be
+reorganised without touching an integration. Read from the source, so every import counts,
+including those inside functions and ``if TYPE_CHECKING:`` blocks.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import agenterr._adapter as adapter
+
+INTEGRATIONS = Path(__file__).resolve().parent.parent / "agenterr" / "integrations"
+SEAM = "agenterr._adapter"
+# Private modules an integration may import besides the seam: the integrations' own
+# helper for a missing framework.
+ALLOWED_PRIVATE = {SEAM, "agenterr.integrations._require"}
+
+
+def _imports(path: Path) -> list[tuple[str, list[str], int]]:
+    """(absolute module, imported names, line) for every import in ``path``."""
+    package = "agenterr.integrations"
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                module = f"{base}.{node.module}" if node.module else base
+            else:
+                module = node.module or ""
+            found.append((module, [a.name for a in node.names], node.lineno))
+        elif isinstance(node, ast.Import):
+            found.extend((a.name, [], node.lineno) for a in node.names)
+    return found
+
+
+def _private(module: str) -> bool:
+    return any(part.startswith("_") for part in module.split("."))
+
+
+MODULES = sorted(p for p in INTEGRATIONS.glob("*.py") if p.name != "__init__.py")
+
+
+@pytest.mark.parametrize("path", MODULES, ids=[p.stem for p in MODULES])
+def test_integration_imports_nothing_private_but_the_seam(path: Path) -> None:
+    """No underscore name from any agenterr module, no private module but the seam."""
+    problems = []
+    for module, names, line in _imports(path):
+        if module != "agenterr" and not module.startswith("agenterr."):
+            continue
+        if _private(module) and module not in ALLOWED_PRIVATE:
+            problems.append(f"line {line}: imports from private module {module}")
+        private_names = [n for n in names if n.startswith("_")]
+        if private_names:
+            problems.append(f"line {line}: imports {', '.join(private_names)} from {module}")
+    assert problems == []
+
+
+def test_the_seam_exports_only_public_names() -> None:
+    """The seam's surface is what it lists, each name defined, none underscored."""
+    assert all(not name.startswith("_") for name in adapter.__all__)
+    assert all(hasattr(adapter, name) for name in adapter.__all__)
+
+
+def test_the_parser_sees_relative_and_absolute_imports() -> None:
+    """The check above would catch the imports the integrations used to make."""
+    probe = INTEGRATIONS / "openai_agents.py"
+    modules = {module for module, _, _ in _imports(probe)}
+    assert SEAM in modules and "agenterr" in modules
