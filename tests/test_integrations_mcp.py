@@ -537,13 +537,11 @@ def test_text_naming_a_status_gets_its_code(text: str, code: Code, status: int) 
         "retried 500 times",
         "http 503",  # HTTP is matched as written
         "HTTP 5030 records",
-        "423 locked accounts",  # the phrase is matched as registered: "Locked"
+        "423 Lock-ups",  # the phrase is matched as registered: "Locked"
         "failed with status 429",  # "status N" and "code N" carry application numbers too
         "Status code: 500",
         "api error: status_code=422",
-        "Error code: 401 - {'error': 'invalid api key'}",
-        "404 Client Error: Not Found for url: https://a.test/o",  # requests' wording
-        "Unauthorized: token expired",  # words do not change the class
+        "Error code: 401 - {'error': 'n/a'}",
         "",
     ],
 )
@@ -551,6 +549,20 @@ def test_other_text_is_the_mcp_default(text: str) -> None:
     """Free text the rules do not read: INVALID_REQUEST, quoting the text."""
     outcome = from_call_tool_result(error_result(text))
     assert outcome == Outcome(Code.INVALID_REQUEST, INVALID + said(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("Error code: 401 - {'error': 'invalid api key'}", Code.UNAUTHORIZED),
+        ("404 Client Error: Not Found for url: https://a.test/o", Code.NOT_FOUND),
+        ("Unauthorized: token expired", Code.UNAUTHORIZED),
+        ("423 locked accounts", Code.UNAVAILABLE),
+    ],
+)
+def test_general_evidence_reads_other_words(text: str, code: Code) -> None:
+    """No phrase and no named status: general evidence (SPEC 11.12) reads the words."""
+    assert from_call_tool_result(error_result(text)).code is code
 
 
 def test_phrases_come_before_a_named_status() -> None:
@@ -606,9 +618,8 @@ async def test_server_without_agenterr() -> None:
         " The API said: Error executing tool charge: payment API answered HTTP 503, try later",
     )
     declined = from_call_tool_result(await call_remote(server, "charge", {"amount": 5}))
-    assert declined == Outcome(
-        Code.INVALID_REQUEST, INVALID + said("Error executing tool charge: card declined")
-    )
+    assert declined.code is Code.UNAUTHORIZED  # a payment decline needs the card holder
+    assert "quota or billing" in declined.llm_hint
 
 
 # --- examples/mcp_server.py ------------------------------------------------------------

@@ -440,12 +440,14 @@ def test_a_foreign_transport_message_is_read_alike_by_both_decisions(
     assert tool().code is code
 
 
-def test_ordinary_prose_is_not_a_foreign_transport_message() -> None:
-    for message in ("timeout must be a positive number", "no such user", "x509 parser bug"):
-        error = ValueError(message)
+@pytest.mark.parametrize(
+    "message", ["timeout must be a positive number", "no such user", "x509 parser bug"]
+)
+def test_ordinary_prose_is_not_a_foreign_transport_message(message: str) -> None:
+    error = ValueError(message)
 
-        @classified_tool
-        def tool() -> None:
-            raise error
+    @classified_tool
+    def tool() -> None:
+        raise error
 
-        assert tool().code is Code.UNKNOWN  # a bug, not a transport failure
+    assert tool().code is Code.UNKNOWN  # a bug, not a transport failure
