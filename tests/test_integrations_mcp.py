@@ -537,7 +537,7 @@ def test_text_naming_a_status_gets_its_code(text: str, code: Code, status: int) 
         "retried 500 times",
         "http 503",  # HTTP is matched as written
         "HTTP 5030 records",
-        "423 Lock-ups",  # the phrase is matched as registered: "Locked"
+        "410 gone forever",  # the phrase is matched as registered: "Gone"
         "failed with status 429",  # "status N" and "code N" carry application numbers too
         "Status code: 500",
         "api error: status_code=422",
