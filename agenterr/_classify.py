@@ -24,6 +24,7 @@ from ._retry_after import (
     parse_retry_after,
     retry_after_from_headers,
 )
+from ._sdk import sdk_outcome
 from ._taxonomy import Code
 
 __all__ = [
@@ -375,6 +376,9 @@ def _carried_response(
     A carried 2xx is not decisive: the exception says the call failed after a successful
     status line (for example an error event inside a streamed 200), so the walk goes on.
     """
+    sdk = sdk_outcome(exc, now, original)  # the SDK table (_sdk.py) first
+    if sdk is not None:
+        return None if sdk.ok else sdk
     response = _attr(exc, "response")
     parts = response_parts(response) if response is not None else None
     if parts is None:

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ._hints import SCAN_WINDOW
+from ._sdk import aws_body, sdk_parts
 
 __all__ = ["READ_CAP", "as_status", "response_parts"]
 
@@ -100,8 +101,7 @@ def _botocore(response: Mapping[str, Any]) -> Parts | None:
     meta = response.get("ResponseMetadata")
     if not isinstance(meta, Mapping):
         return None
-    error = response.get("Error")
-    return meta.get("HTTPStatusCode"), meta.get("HTTPHeaders"), error
+    return meta.get("HTTPStatusCode"), meta.get("HTTPHeaders"), aws_body(response.get("Error"))
 
 
 def response_parts(obj: object, *, exception: bool = False) -> Parts | None:
@@ -118,6 +118,9 @@ def response_parts(obj: object, *, exception: bool = False) -> Parts | None:
         except Exception:
             return None
     if exception:
+        carried = sdk_parts(obj)
+        if carried is not None:
+            return carried
         status = (
             _http_status(_attr(obj, "status_code"))
             or _http_status(_attr(obj, "http_status"))
