@@ -304,11 +304,45 @@ def sdk_outcome(exc: BaseException, now: Clock, original: BaseException) -> Outc
         return _status_outcome(status, data, headers, now, original)
     if _matches(exc, _CREDENTIALS) is not None:
         return _credentials(exc, original)
+    if _matches(exc, _WRAPPERS) is not None:
+        return _wrapped(exc, original)
     parts = sdk_parts(exc)
     if parts is None:
         return None
     status, headers, body = parts
     return _status_outcome(status, body, headers, now, original)
+
+
+# Transport errors that keep the client's own failure in an attribute rather than in the
+# cause chain: azure-core's ServiceRequestError/ServiceResponseError (``inner_exception``;
+# their args hold only its text) and botocore's HTTPClientError/ConnectionError
+# (``kwargs["error"]``). The timeout subclasses say TIMEOUT themselves.
+_WRAPPERS: Mapping[str, frozenset[str]] = {
+    "azure": frozenset({"ServiceRequestError", "ServiceResponseError"}),
+    "botocore": frozenset({"HTTPClientError", "ConnectionError"}),
+}
+_SDK_TIMEOUTS: Mapping[str, frozenset[str]] = {
+    "azure": frozenset({"ServiceRequestTimeoutError", "ServiceResponseTimeoutError"}),
+    "botocore": frozenset({"ReadTimeoutError", "ConnectTimeoutError"}),
+}
+
+
+def _wrapped(exc: BaseException, original: BaseException) -> Outcome[None] | None:
+    from ._classify import _transport_outcome, from_error
+    from ._taxonomy import Code
+
+    if _matches(exc, _SDK_TIMEOUTS) is not None:
+        return _transport_outcome(Code.TIMEOUT, original, exc)
+    inner = _attr(exc, "inner_exception")
+    if not isinstance(inner, BaseException):
+        kwargs = _attr(exc, "kwargs")
+        inner = kwargs.get("error") if isinstance(kwargs, dict) else None
+    # One level only: an inner exception that is itself such a wrapper is not unwrapped
+    # again, so a chain of wrappers (or a cycle) costs one extra classification at most.
+    if not isinstance(inner, BaseException) or _matches(inner, _WRAPPERS) is not None:
+        return None
+    outcome = from_error(inner)
+    return replace(outcome, error=original) if outcome.failed else None
 
 
 def _credentials(exc: BaseException, original: BaseException) -> Outcome[None]:
