@@ -259,14 +259,23 @@ _TABLE: Mapping[str, frozenset[str]] = {
 
 
 def sdk_parts(exc: object) -> Parts | None:
-    """``(status, headers, body)`` an SDK exception carries, by the table; None if not one."""
+    """``(status, headers, body)`` an SDK exception carries, by the table.
+
+    None when ``exc`` is not in the table or carries no HTTP status.
+    """
     name = _matches(exc, _TABLE)
     if name is None:
         return None
+    from ._responses import as_status
+
     try:
-        return _READERS[name](exc)  # type: ignore[arg-type]
+        parts = _READERS[name](exc)  # type: ignore[arg-type]
     except Exception:
         return None
+    # No HTTP status (a connection error of the same SDK family): not a response; the
+    # transport walk decides.
+    status = as_status(parts[0]) if parts is not None else None
+    return parts if status is not None and 100 <= status <= 599 else None
 
 
 # --- SDK failures without a failed status -------------------------------------------------
