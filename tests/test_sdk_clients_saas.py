@@ -197,6 +197,11 @@ def _github_cases() -> dict[str, Case]:
             Code.RATE_LIMITED,
             60,
         ),
+        # Only the body tells this 403 from a permission failure: the SDK must hand it over.
+        "secondary-body-only": Case(
+            Reply(403, {"message": "You have exceeded a secondary rate limit."}),
+            Code.RATE_LIMITED,
+        ),
         "bad-key": Case(Reply(401, {"message": "Bad credentials"}), Code.UNAUTHORIZED),
         "permission": Case(
             Reply(403, {"message": "Resource not accessible by integration"}), Code.UNAUTHORIZED
