@@ -156,3 +156,13 @@ def test_hostile_sdk_lookalikes_never_raise(module: str, name: str) -> None:
 def test_sdk_parts_ignores_other_exceptions() -> None:
     assert sdk_parts(ValueError("x")) is None
     assert sdk_parts(object()) is None
+
+
+def test_sdk_tests_extra_is_part_of_the_test_extra() -> None:
+    import tomllib
+    from pathlib import Path
+
+    project = tomllib.loads((Path(__file__).parent.parent / "pyproject.toml").read_text())
+    extras = project["project"]["optional-dependencies"]
+    assert extras["sdk-tests"]
+    assert set(extras["sdk-tests"]) <= set(extras["test"])
