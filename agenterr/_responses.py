@@ -2,8 +2,10 @@
 
 Supported without importing them: httpx and httpx2 ``Response``, requests ``Response``,
 aiohttp ``ClientResponse`` (once read), urllib's ``HTTPResponse`` and ``HTTPError``, botocore's
-error-response dict, and exceptions that carry a status themselves (SDK errors, Stripe,
-aiohttp ``ClientResponseError``, FastAPI-style ``HTTPException``).
+error-response dict, SDK wrappers of those (githubkit, mistralai, azure-core), and exceptions
+that carry a status themselves: the SDK table of ``_sdk`` first (PyGithub, githubkit, Twilio,
+Stripe, google-api-core, google-genai, azure-core, aiohttp ``ClientResponseError``), then
+the common attribute names (the OpenAI-style SDKs, FastAPI-style ``HTTPException``).
 
 Nothing here closes a stream or reads one to the end: a body is taken only when it is
 already in memory, or peeked (``peek``) or read and rewound (seekable file) up to
@@ -80,6 +82,15 @@ def _in_memory_body(obj: object) -> object:
         data = _attr(obj, private)
         if isinstance(data, (bytes, bytearray, str)):
             return data
+    # SDK wrappers around a client's response (githubkit and mistralai raw_response,
+    # azure-core internal_response): the wrapped one holds the read body. One level only.
+    for wrapped in ("raw_response", "internal_response"):
+        inner = _attr(obj, wrapped)
+        if inner is not None and inner is not obj:
+            for private in ("_content", "_body"):
+                data = _attr(inner, private)
+                if isinstance(data, (bytes, bytearray, str)):
+                    return data
     # http.client's HTTPResponse peeks through its own de-chunking buffer; urllib's
     # HTTPError delegates to the response it wraps in .fp.
     if callable(_attr(obj, "peek")):

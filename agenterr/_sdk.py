@@ -19,13 +19,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import replace
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ._outcome import Outcome
     from ._retry_after import Clock
 
-__all__ = ["SDK_TRANSPORT", "aws_body", "sdk_outcome", "sdk_parts"]
+__all__ = ["SDK_TABLE", "SDK_TRANSPORT", "aws_body", "sdk_outcome", "sdk_parts"]
 
 Parts = tuple[object, object, object]
 
@@ -49,18 +50,6 @@ def _text(value: object) -> str | None:
 def _package(cls: type) -> str:
     module = _attr(cls, "__module__")
     return module.partition(".")[0] if isinstance(module, str) else ""
-
-
-def _matches(exc: object, table: Mapping[str, frozenset[str]]) -> str | None:
-    """The class name from ``table`` that ``exc`` is an instance of (by MRO), or None."""
-    try:
-        for cls in type(exc).__mro__:
-            names = table.get(_package(cls))
-            if names is not None and cls.__name__ in names:
-                return cls.__name__
-    except Exception:
-        return None
-    return None
 
 
 # --- AWS ------------------------------------------------------------------------------
@@ -216,7 +205,7 @@ def _google_detail(detail: object) -> dict[str, object] | None:
             out["reason"] = reason
         metadata = _attr(detail, "metadata")
         try:
-            pairs = list(metadata.items())[:_MAX_ITEMS] if metadata is not None else []
+            pairs = list(islice(metadata.items(), _MAX_ITEMS)) if metadata is not None else []
         except Exception:
             pairs = []
         out["metadata"] = {k: v for k, v in pairs if isinstance(k, str) and isinstance(v, str)}
@@ -235,27 +224,82 @@ def _google_detail(detail: object) -> dict[str, object] | None:
     return None
 
 
-_READERS: dict[str, Callable[[BaseException], Parts | None]] = {
-    "GithubException": _pygithub,
-    "TwilioRestException": _twilio,
-    "ClientResponseError": _status_code,
-    "StripeError": _stripe,
-    "APIError": _genai,
-    "RequestFailed": _githubkit,
-    "HttpResponseError": _azure,
-    "GoogleAPICallError": _google_api,
-}
+# --- the table -------------------------------------------------------------------------
 
-# Top-level package → the class names (anywhere in the MRO) of _READERS it defines.
-_TABLE: Mapping[str, frozenset[str]] = {
-    "github": frozenset({"GithubException"}),  # PyGithub
-    "twilio": frozenset({"TwilioRestException"}),
-    "aiohttp": frozenset({"ClientResponseError"}),
-    "stripe": frozenset({"StripeError"}),
-    "google": frozenset({"APIError", "GoogleAPICallError"}),  # genai; api_core
-    "githubkit": frozenset({"RequestFailed"}),
-    "azure": frozenset({"HttpResponseError"}),
+# How each SDK's exception carries its failure, by (top-level package, class name anywhere
+# in the MRO); the most derived class that has a row decides. Kinds other than the readers:
+_SLACK = "slack"  # response.status_code/.headers/.data; ok:false inside a 2xx is an envelope
+_CREDENTIALS = "credentials"  # google-auth: cannot find or refresh credentials
+_WRAPPER = "wrapper"  # a transport error keeping the client's own one in an attribute
+_TIMEOUT = "timeout"  # a wrapper that says the time ran out
+_READERS: Mapping[str, Callable[[BaseException], Parts | None]] = {
+    "pygithub": _pygithub,
+    "twilio": _twilio,
+    "aiohttp": _status_code,
+    "stripe": _stripe,
+    "genai": _genai,
+    "githubkit": _githubkit,
+    "azure": _azure,
+    "google-api": _google_api,
 }
+SDK_TABLE: Mapping[str, Mapping[str, str]] = {
+    # botocore: ClientError is read through its response dict (_responses, aws_body);
+    # HTTPClientError/ConnectionError keep the failure in kwargs["error"].
+    "botocore": {
+        "ReadTimeoutError": _TIMEOUT,
+        "ConnectTimeoutError": _TIMEOUT,
+        "HTTPClientError": _WRAPPER,
+        "ConnectionError": _WRAPPER,
+    },
+    # azure-core: status_code, response, error.code; the transport errors keep the failure
+    # in inner_exception (their args hold only its text).
+    "azure": {
+        "HttpResponseError": "azure",
+        "ServiceRequestTimeoutError": _TIMEOUT,
+        "ServiceResponseTimeoutError": _TIMEOUT,
+        "ServiceRequestError": _WRAPPER,
+        "ServiceResponseError": _WRAPPER,
+    },
+    # google-api-core (code, errors, details, response), google-genai (code, details,
+    # response), google-auth (credentials; the library marks refreshes worth repeating).
+    "google": {
+        "GoogleAPICallError": "google-api",
+        "APIError": "genai",
+        "RefreshError": _CREDENTIALS,
+        "DefaultCredentialsError": _CREDENTIALS,
+    },
+    "slack_sdk": {"SlackApiError": _SLACK},
+    "github": {"GithubException": "pygithub"},  # PyGithub: status, data, headers
+    "githubkit": {"RequestFailed": "githubkit"},  # response.raw_response
+    "twilio": {"TwilioRestException": "twilio"},  # status, code, msg; no headers
+    "stripe": {"StripeError": "stripe"},  # http_status, json_body, headers, code
+    "aiohttp": {"ClientResponseError": "aiohttp"},  # status, headers; no body by design
+}
+"""Top-level package → class name → how that SDK's exception is read. The openai,
+anthropic, groq, cohere and mistralai errors need no row: their ``status_code``, ``body``,
+``headers`` and ``response`` are read by :func:`~agenterr._responses.response_parts`."""
+
+_KINDS: dict[type, str | None] = {}
+_MAX_KINDS = 1024
+
+
+def _kind(exc: object) -> str | None:
+    """The table's kind for ``exc``'s class (cached per class, bounded), or None."""
+    tp = type(exc)
+    try:
+        if tp in _KINDS:
+            return _KINDS[tp]
+        kind = None
+        for cls in tp.__mro__:
+            row = SDK_TABLE.get(_package(cls))
+            if row is not None and cls.__name__ in row:
+                kind = row[cls.__name__]
+                break
+        if len(_KINDS) < _MAX_KINDS:
+            _KINDS[tp] = kind
+    except Exception:
+        return None  # an unhashable or hostile class is in no row
+    return kind
 
 
 def sdk_parts(exc: object) -> Parts | None:
@@ -263,13 +307,13 @@ def sdk_parts(exc: object) -> Parts | None:
 
     None when ``exc`` is not in the table or carries no HTTP status.
     """
-    name = _matches(exc, _TABLE)
-    if name is None:
+    reader = _READERS.get(_kind(exc) or "")
+    if reader is None:
         return None
     from ._responses import as_status
 
     try:
-        parts = _READERS[name](exc)  # type: ignore[arg-type]
+        parts = reader(exc)  # type: ignore[arg-type]
     except Exception:
         return None
     # No HTTP status (a connection error of the same SDK family): not a response; the
@@ -278,27 +322,22 @@ def sdk_parts(exc: object) -> Parts | None:
     return parts if status is not None and 100 <= status <= 599 else None
 
 
-# --- SDK failures without a failed status -------------------------------------------------
-
-# google-auth: credentials that cannot be found or refreshed need a human (a new key, a
-# re-login, a granted scope); the library marks the refreshes worth repeating as retryable.
-_CREDENTIALS: Mapping[str, frozenset[str]] = {
-    "google": frozenset({"RefreshError", "DefaultCredentialsError"}),
-}
-_SLACK: Mapping[str, frozenset[str]] = {"slack_sdk": frozenset({"SlackApiError"})}
-
-
 def sdk_outcome(exc: BaseException, now: Clock, original: BaseException) -> Outcome[None] | None:
     """The outcome an SDK exception carries by the table, or None when it is not in it.
 
     Slack's ``SlackApiError`` with a 2xx is the envelope it was raised for (``ok: false``)
     and is read by :func:`~agenterr._envelope.from_envelope`; google-auth credential errors
-    give UNAUTHORIZED (UNAVAILABLE when the library calls them retryable); every other row
-    gives its ``(status, headers, body)`` to the status rules.
+    give UNAUTHORIZED (UNAVAILABLE when the library calls them retryable); a transport
+    wrapper is classified by the failure it wraps; every other row gives its
+    ``(status, headers, body)`` to the status rules.
     """
-    from ._classify import _status_outcome
+    kind = _kind(exc)
+    if kind is None:
+        return None
+    from ._classify import _status_outcome, _transport_outcome
+    from ._taxonomy import Code
 
-    if _matches(exc, _SLACK) is not None:
+    if kind == _SLACK:
         response = _attr(exc, "response")
         status, headers, data = (
             _attr(response, "status_code"),
@@ -311,9 +350,11 @@ def sdk_outcome(exc: BaseException, now: Clock, original: BaseException) -> Outc
             outcome = from_envelope(data, headers=headers, now=now)
             return replace(outcome, error=original) if outcome.failed else outcome
         return _status_outcome(status, data, headers, now, original)
-    if _matches(exc, _CREDENTIALS) is not None:
+    if kind == _CREDENTIALS:
         return _credentials(exc, original)
-    if _matches(exc, _WRAPPERS) is not None:
+    if kind == _TIMEOUT:
+        return _transport_outcome(Code.TIMEOUT, original, exc)
+    if kind == _WRAPPER:
         return _wrapped(exc, original)
     parts = sdk_parts(exc)
     if parts is None:
@@ -322,33 +363,16 @@ def sdk_outcome(exc: BaseException, now: Clock, original: BaseException) -> Outc
     return _status_outcome(status, body, headers, now, original)
 
 
-# Transport errors that keep the client's own failure in an attribute rather than in the
-# cause chain: azure-core's ServiceRequestError/ServiceResponseError (``inner_exception``;
-# their args hold only its text) and botocore's HTTPClientError/ConnectionError
-# (``kwargs["error"]``). The timeout subclasses say TIMEOUT themselves.
-_WRAPPERS: Mapping[str, frozenset[str]] = {
-    "azure": frozenset({"ServiceRequestError", "ServiceResponseError"}),
-    "botocore": frozenset({"HTTPClientError", "ConnectionError"}),
-}
-_SDK_TIMEOUTS: Mapping[str, frozenset[str]] = {
-    "azure": frozenset({"ServiceRequestTimeoutError", "ServiceResponseTimeoutError"}),
-    "botocore": frozenset({"ReadTimeoutError", "ConnectTimeoutError"}),
-}
-
-
 def _wrapped(exc: BaseException, original: BaseException) -> Outcome[None] | None:
-    from ._classify import _transport_outcome, from_error
-    from ._taxonomy import Code
+    from ._classify import from_error
 
-    if _matches(exc, _SDK_TIMEOUTS) is not None:
-        return _transport_outcome(Code.TIMEOUT, original, exc)
     inner = _attr(exc, "inner_exception")
     if not isinstance(inner, BaseException):
         kwargs = _attr(exc, "kwargs")
         inner = kwargs.get("error") if isinstance(kwargs, dict) else None
-    # One level only: an inner exception that is itself such a wrapper is not unwrapped
+    # One level only: an inner exception that is itself in the table is not unwrapped
     # again, so a chain of wrappers (or a cycle) costs one extra classification at most.
-    if not isinstance(inner, BaseException) or _matches(inner, _WRAPPERS) is not None:
+    if not isinstance(inner, BaseException) or _kind(inner) is not None:
         return None
     outcome = from_error(inner)
     return replace(outcome, error=original) if outcome.failed else None

@@ -156,8 +156,10 @@ def check(
     call: Callable[[str], object],
     *,
     decorator_pending: str | None = None,
-) -> None:
+) -> BaseException:
     """The real client's exception: from_error and @classified_tool give the case's code.
+
+    Returns the exception, for checks of what else it carries.
 
     ``decorator_pending`` names why the decorator cannot agree yet (its transport table
     does not know the SDK's transport errors); the check then asserts that it still does
@@ -184,3 +186,4 @@ def check(
         assert decorated.retry_after == outcome.retry_after
     else:
         assert decorated.code is not case.code, f"the decorator agrees now: {decorator_pending}"
+    return exc

@@ -23,7 +23,7 @@ from google.cloud import storage
 from google.genai import types as genai_types
 from google.oauth2.credentials import Credentials
 
-from agenterr import Code
+from agenterr import Code, from_response
 from tests._replay import TIMEOUT, Case, ReplayServer, Reply, check, refused, serve, slow
 
 # The botocore and azure-core transport errors (timeouts, refused connections) are not yet in
@@ -255,7 +255,10 @@ def _azure(url: str) -> object:
 
 @pytest.mark.parametrize("case", [c.param(n) for n, c in AZURE_CASES.items()])
 def test_azure_core(server: ReplayServer, case: Case) -> None:
-    check(server, case, _azure, decorator_pending=_transport(case))
+    exc = check(server, case, _azure, decorator_pending=_transport(case))
+    if case.reply is not None and not case.reply.delay:
+        # azure-core's response wraps the transport's: from_response reads through it.
+        assert from_response(exc.response).code is case.code  # type: ignore[attr-defined]
 
 
 # --- Google Cloud Storage: google-api-core errors, google-auth refresh -----------------
