@@ -1,18 +1,20 @@
 """How each SDK's exception carries a failed response: one table, duck-typed, no imports.
 
 An SDK error is recognised by a class name anywhere in its MRO together with the top-level
-package that defines that class, so nothing here imports boto3, slack_sdk, PyGithub,
-githubkit, twilio, google-api-core, google-auth, azure-core, stripe or the LLM SDKs. Each row
-names the reader that turns the exception into ``(status, headers, body)`` — the shape
-:func:`~agenterr._responses.response_parts` gives for a response — or, for the two SDK
-failures that carry no failed status (Slack's ``ok: false`` inside a 200, a Google
-credential refresh), into an Outcome directly. Both ``from_error`` and ``from_response``
-(through ``response_parts``) read this table; :data:`SDK_TRANSPORT` lists the same SDKs'
-transport failures for the decorator's transport-or-bug decision.
+package that defines that class (:data:`SDK_TABLE`), so nothing here imports boto3,
+slack_sdk, PyGithub, githubkit, twilio, google-api-core, google-auth, azure-core or stripe.
+A row's kind says how the exception is read: a reader turning it into
+``(status, headers, body)`` — the shape :func:`~agenterr._responses.response_parts` gives
+for a response — or, for failures without a failed status, Slack's ``ok: false`` inside a
+200 (an envelope), a google-auth credential error, or a transport error that keeps the
+client's own failure in an attribute. ``from_error`` (through the chain walk) and
+``from_response`` (through ``response_parts``) read this table; :data:`SDK_TRANSPORT`
+lists the same SDKs' failures for the decorator's transport-or-bug decision.
 
 A body built here from an SDK's parsed fields is a small JSON document in a shape the body
 reader (SPEC 11.2) already understands: an AWS error code becomes ``{"__type": code}``, a
-Google error ``{"error": {"code", "status", "errors", "details"}}``.
+Google error ``{"error": {"code", "status", "errors", "details"}}``. Strings are cut to
+:data:`_MAX_TEXT` characters and lists to :data:`_MAX_ITEMS` items, so the cost is bounded.
 """
 
 from __future__ import annotations
@@ -417,7 +419,7 @@ SDK_TRANSPORT: Mapping[str, frozenset[str]] = {
     "github": frozenset({"GithubException"}),
     "githubkit": frozenset({"RequestFailed", "RequestTimeout", "RequestError"}),
     "twilio": frozenset({"TwilioRestException"}),
-    "stripe": frozenset({"StripeError"}),
+    "stripe": frozenset({"APIConnectionError"}),  # the others carry http_status
     "cohere": frozenset({"ApiError"}),
     "mistralai": frozenset({"MistralError", "NoResponseError"}),
     "groq": frozenset({"APIConnectionError", "APIStatusError"}),
