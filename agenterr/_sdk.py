@@ -99,7 +99,7 @@ def _twilio(exc: BaseException) -> Parts | None:
     return _attr(exc, "status"), None, body or None
 
 
-def _status_code(exc: BaseException) -> Parts | None:
+def _aiohttp(exc: BaseException) -> Parts | None:
     # aiohttp ClientResponseError: status and headers by design, never the body.
     return _attr(exc, "status"), _attr(exc, "headers"), None
 
@@ -237,7 +237,7 @@ _TIMEOUT = "timeout"  # a wrapper that says the time ran out
 _READERS: Mapping[str, Callable[[BaseException], Parts | None]] = {
     "pygithub": _pygithub,
     "twilio": _twilio,
-    "aiohttp": _status_code,
+    "aiohttp": _aiohttp,
     "stripe": _stripe,
     "genai": _genai,
     "githubkit": _githubkit,
