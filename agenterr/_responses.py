@@ -2,8 +2,10 @@
 
 Supported without importing them: httpx and httpx2 ``Response``, requests ``Response``,
 aiohttp ``ClientResponse`` (once read), urllib's ``HTTPResponse`` and ``HTTPError``, botocore's
-error-response dict, and exceptions that carry a status themselves (SDK errors, Stripe,
-aiohttp ``ClientResponseError``, FastAPI-style ``HTTPException``).
+error-response dict, SDK wrappers of those (githubkit, mistralai, azure-core), and exceptions
+that carry a status themselves: the SDK table of ``_sdk`` first (PyGithub, githubkit, Twilio,
+Stripe, google-api-core, google-genai, azure-core, aiohttp ``ClientResponseError``), then
+the common attribute names (the OpenAI-style SDKs, FastAPI-style ``HTTPException``).
 
 Nothing here closes a stream or reads one to the end: a body is taken only when it is
 already in memory, or peeked (``peek``) or read and rewound (seekable file) up to
@@ -18,6 +20,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ._hints import SCAN_WINDOW
+from ._sdk import aws_body, sdk_parts
 
 __all__ = ["READ_CAP", "as_status", "response_host", "response_parts"]
 
@@ -80,6 +83,15 @@ def _in_memory_body(obj: object) -> object:
         data = _attr(obj, private)
         if isinstance(data, (bytes, bytearray, str)):
             return data
+    # SDK wrappers around a client's response (githubkit and mistralai raw_response,
+    # azure-core internal_response): the wrapped one holds the read body. One level only.
+    for wrapped in ("raw_response", "internal_response"):
+        inner = _attr(obj, wrapped)
+        if inner is not None and inner is not obj:
+            for private in ("_content", "_body"):
+                data = _attr(inner, private)
+                if isinstance(data, (bytes, bytearray, str)):
+                    return data
     # http.client's HTTPResponse peeks through its own de-chunking buffer; urllib's
     # HTTPError delegates to the response it wraps in .fp.
     if callable(_attr(obj, "peek")):
@@ -101,8 +113,7 @@ def _botocore(response: Mapping[str, Any]) -> Parts | None:
     meta = response.get("ResponseMetadata")
     if not isinstance(meta, Mapping):
         return None
-    error = response.get("Error")
-    return meta.get("HTTPStatusCode"), meta.get("HTTPHeaders"), error
+    return meta.get("HTTPStatusCode"), meta.get("HTTPHeaders"), aws_body(response.get("Error"))
 
 
 def response_parts(obj: object, *, exception: bool = False) -> Parts | None:
@@ -119,6 +130,9 @@ def response_parts(obj: object, *, exception: bool = False) -> Parts | None:
         except Exception:
             return None
     if exception:
+        carried = sdk_parts(obj)
+        if carried is not None:
+            return carried
         status = (
             _http_status(_attr(obj, "status_code"))
             or _http_status(_attr(obj, "http_status"))

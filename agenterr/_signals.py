@@ -642,8 +642,8 @@ _GENERAL_FRAGMENTS = {str(rule.key): rule for rule in INDEX.general_fragments}
 _GENERAL_WORDS = re.compile(rf"(?<![a-z0-9])(?:{_alternation(_GENERAL_PHRASES)})")
 _GENERAL_PARTS = re.compile(_alternation(_GENERAL_FRAGMENTS))
 _SHORT_WINDOW = re.compile(
-    r"(?<![a-z0-9])(?:per[ -](?:second|minute|hour)|per 100 seconds|requests per|"
-    r"rpm|tpm|rps)(?![a-z0-9])"
+    r"(?:(?<![a-z0-9])(?:per|a|each|every)[ -]|/ ?)(?:second|sec|minute|min|hour)(?![a-z0-9])|"
+    r"(?<![a-z0-9])(?:per 100 seconds|requests per|rpm|tpm|rps)(?![a-z0-9])"
 )
 """Words that make a quota a short window: "quota exceeded … per minute" is a rate limit."""
 _IDENTIFIER_SHAPED = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")

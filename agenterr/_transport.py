@@ -27,6 +27,7 @@ from ._outcome import Outcome
 from ._responses import response_parts
 from ._retry_after import Clock
 from ._rules import Rules, RuleSet, layers
+from ._sdk import sdk_outcome
 from ._taxonomy import Code
 from .errors import AgentToolError
 
@@ -319,6 +320,9 @@ def _carried_response(
     A carried 2xx is not decisive: the exception says the call failed after a successful
     status line (for example an error event inside a streamed 200), so the walk goes on.
     """
+    sdk = sdk_outcome(exc, now, original, rules)  # the SDK table (_sdk.py) first
+    if sdk is not None:
+        return None if sdk.ok else sdk
     response = attr(exc, "response")
     parts = response_parts(response) if response is not None else None
     if parts is None:
