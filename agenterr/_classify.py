@@ -52,6 +52,8 @@ _EXPLICIT: dict[int, Code] = {
     425: Code.UNAVAILABLE,
     429: Code.RATE_LIMITED,
     451: Code.UNAUTHORIZED,
+    498: Code.UNAVAILABLE,  # not registered: capacity exhausted (Groq's flex tier)
+    499: Code.TIMEOUT,  # not registered: the client closed the request (nginx, gRPC CANCELLED)
     501: Code.INVALID_REQUEST,
     505: Code.UNKNOWN,
     511: Code.UNAUTHORIZED,

@@ -49,6 +49,10 @@ REFINE_HEADERS = frozenset(
 """Header names (lower case) the refinements read, besides the Retry-After family."""
 
 
+_REFERENCE_HINTS = frozenset({401, 422})
+"""Statuses whose hints the reference documents: a refinement keeps their code within a class."""
+
+
 class Refined(NamedTuple):
     """The refined reading of a failed response."""
 
@@ -129,6 +133,18 @@ def _refine(
         code, rule, quota = verdict.code, verdict.anchor, verdict.quota
     elif verdict is not None and verdict.quota and code is Code.UNAUTHORIZED:
         rule, quota = verdict.anchor, True  # same class, but the hint must say billing/quota
+    elif (
+        verdict is not None
+        and not verdict.general
+        and not verdict.generic
+        and verdict.code is not code
+        and status not in _REFERENCE_HINTS
+    ):
+        # Same class, sharper code: a 400's ResourceNotFoundException is NOT_FOUND, a 503's
+        # SlowDown RATE_LIMITED (its window then gives the delay). Specific structure only:
+        # not a generic identifier (a 404 whose error.status is INVALID_ARGUMENT stays), not
+        # general evidence.
+        code, rule, quota = verdict.code, verdict.anchor, verdict.quota
     if code.class_ is not Class.TRANSIENT and rule is None:
         if status in (400, 403):
             # r-ratelimit-headers: a 400/403 that carries rate-limit state is a rate limit

@@ -927,6 +927,9 @@ GENERAL: tuple[Rule, ...] = (
         _GROQ,
         (
             "invalid api key",
+            "invalid api token",
+            "invalid auth token",
+            "invalid bearer token",
             "incorrect api key",
             "invalid api-key",
             "api key is invalid",

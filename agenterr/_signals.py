@@ -381,7 +381,8 @@ class Verdict(NamedTuple):
     code: Code
     quota: bool
     shown: str | None = None
-    general: bool = False  # from general evidence (SPEC A.12): nothing structured spoke
+    general: bool = False  # from general evidence (SPEC 11.12): nothing structured spoke
+    generic: bool = False  # from a generic identifier (Google's error.status) alone
 
     @property
     def anchor(self) -> str:
@@ -599,6 +600,8 @@ def http_verdict(
         best = _THROTTLED
     if best is None:
         best = identifiers_verdict(signals.generic, layers, envelope=False)
+        if best is not None:
+            best = best._replace(generic=True)
     if best is None:
         identifiers = (*signals.identifiers, *signals.generic)
         if header_identifier is not None:

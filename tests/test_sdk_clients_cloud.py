@@ -33,7 +33,6 @@ DECORATOR_TRANSPORT = "the decorator's transport table does not list this SDK's 
 # SPEC 11 rules: an error identifier moves a status's code only to another class, so a
 # NOT_FOUND identifier in a 400 stays INVALID_REQUEST and a throttling one in a 503 stays
 # UNAVAILABLE (the reaction class is right; the code is not).
-SAME_CLASS = "rules: an identifier does not change the code within the status's class"
 
 
 @pytest.fixture(scope="module")
@@ -83,7 +82,6 @@ DYNAMODB_CASES = {
     "not-found": Case(
         _dynamodb_error("ResourceNotFoundException", "Requested resource not found"),
         Code.NOT_FOUND,
-        pending=SAME_CLASS,
     ),
     "validation": Case(
         _dynamodb_error("ValidationException", "1 validation error detected"),
@@ -144,7 +142,6 @@ S3_CASES = {
     "slow-down": Case(
         _s3_error(503, "SlowDown", "Please reduce your request rate."),
         Code.RATE_LIMITED,
-        pending=SAME_CLASS,
     ),
     "bad-key": Case(
         _s3_error(403, "InvalidAccessKeyId", "The AWS Access Key Id does not exist."),

