@@ -508,11 +508,16 @@ differ between languages, and some map non-ASCII letters to ASCII ones)."""
 
 
 def _lowered(texts: Iterable[object]) -> list[str]:
-    return [t[:SCAN_WINDOW].translate(_ASCII_LOWER) for t in texts if isinstance(t, str) and t]
+    return [_lower(t[:SCAN_WINDOW]) for t in texts if isinstance(t, str) and t]
 
 
-def _contains(texts: list[str], phrases: tuple[_Rule, ...]) -> bool:
-    return any(str(rule.key) in text for rule in phrases for text in texts)
+def _lower(text: str) -> str:
+    # str.lower() is the ASCII lowering on ASCII text, and much faster than translate().
+    return text.lower() if text.isascii() else text.translate(_ASCII_LOWER)
+
+
+def _contains(texts: list[str], phrases: re.Pattern[str]) -> bool:
+    return any(phrases.search(text) for text in texts)
 
 
 def phrase_verdict(texts: Iterable[object], layers: tuple[RuleSet, ...]) -> Verdict | None:
@@ -539,8 +544,12 @@ _THROTTLED = Verdict(Code.RATE_LIMITED, False)
 _PHRASE_STATUSES = frozenset({400, 402, 403, 429})
 _RATE_PHRASE_STATUSES = frozenset({400, 403})
 _NOT_ALNUM = re.compile("[^A-Za-z0-9]+")
-_QUOTA_PHRASES = tuple(r for r in INDEX.http_phrases if r.quota)
-_RATE_PHRASES = tuple(r for r in INDEX.http_phrases if r.code is Code.RATE_LIMITED)
+_QUOTA_PHRASES = re.compile(
+    "|".join(re.escape(str(r.key)) for r in INDEX.http_phrases if r.quota)
+)
+_RATE_PHRASES = re.compile(
+    "|".join(re.escape(str(r.key)) for r in INDEX.http_phrases if r.code is Code.RATE_LIMITED)
+)
 
 
 def quota_period(names: tuple[str, ...], has_retry_info: bool) -> Verdict:
@@ -580,22 +589,23 @@ def http_verdict(
     # limit (Anthropic's spend limits arrive as rate_limit_error) and yields to quota facts,
     # RetryInfo and a server that says to come back within the hour; a rate phrase counts
     # only when nothing else spoke (a ValidationException about a throttle setting).
+    lowered = _lowered(signals.messages) if signals.messages else []
     if (
         (best is None or best.code is Code.RATE_LIMITED)
         and signals.quota_names is None
         and signals.retry_delay is None
         and (retry_after is None or retry_after > LONG_WAIT)
         and status in _PHRASE_STATUSES
-        and signals.messages
-        and _contains(_lowered(signals.messages), _QUOTA_PHRASES)
+        and lowered
+        and _contains(lowered, _QUOTA_PHRASES)
     ):
         best = _better(_QUOTA, best)
     if (
         best is None
         and status in _RATE_PHRASE_STATUSES
-        and signals.messages
+        and lowered
         and not _generic_invalid(signals.generic, layers)
-        and _contains(_lowered(signals.messages), _RATE_PHRASES)
+        and _contains(lowered, _RATE_PHRASES)
     ):
         best = _THROTTLED
     if best is None:
@@ -606,7 +616,11 @@ def http_verdict(
         identifiers = (*signals.identifiers, *signals.generic)
         if header_identifier is not None:
             identifiers = (*identifiers, header_identifier)
-        general = general_verdict(texts, identifiers)
+        general = (
+            general_verdict(texts, identifiers, lowered=lowered or None)
+            if _may_move(status, table)
+            else None
+        )
         if general is not None and _general_allowed(status, table, general, retry_after):
             best = general
     return best
@@ -651,25 +665,33 @@ _SHORT_WINDOW = re.compile(
 """Words that make a quota a short window: "quota exceeded … per minute" is a rate limit."""
 _IDENTIFIER_SHAPED = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 """A message that is itself an error code (Firebase's ``"message": "EMAIL_NOT_FOUND"``)."""
+_BY_PHRASE = {k: Verdict(r.code, r.quota, k, True) for k, r in _GENERAL_PHRASES.items()}
+_BY_FRAGMENT = {k: Verdict(r.code, r.quota, None, True) for k, r in _GENERAL_FRAGMENTS.items()}
 
 
-def general_verdict(texts: Iterable[object], identifiers: Iterable[object]) -> Verdict | None:
+def _may_move(status: int, table: Code | None) -> bool:
+    """Whether general evidence could move this status at all (see _general_allowed)."""
+    return 400 <= status <= 499 and status != 401 and table is not None
+
+
+def general_verdict(
+    texts: Iterable[object], identifiers: Iterable[object], *, lowered: list[str] | None = None
+) -> Verdict | None:
     """What general evidence says (SPEC A.12): the best-ranked phrase found at a word start
-    in the texts (each cut to the scan window, A-Z lowered) or fragment found in the
-    normalised identifiers; a quota reading becomes a rate limit when the texts speak of a
-    window of seconds, minutes or an hour."""
-    lowered = _lowered(texts)
+    in the texts (each cut to the scan window, A-Z lowered; ``lowered`` when the caller has
+    them already) or fragment found in the normalised identifiers; a quota reading becomes a
+    rate limit when the texts speak of a window of seconds, minutes or an hour."""
+    if lowered is None:
+        lowered = _lowered(texts)
     best: Verdict | None = None
     for text in lowered:
         for match in _GENERAL_WORDS.finditer(text):
-            rule = _GENERAL_PHRASES[match.group()]
-            best = _better(Verdict(rule.code, rule.quota, match.group(), True), best)
+            best = _better(_BY_PHRASE[match.group()], best)
     shaped = [t for t in texts if isinstance(t, str) and _IDENTIFIER_SHAPED.fullmatch(t[:128])]
     for identifier in itertools.islice(itertools.chain(identifiers, shaped), MAX_IDENTIFIERS):
         if isinstance(identifier, str):
             for match in _GENERAL_PARTS.finditer(_key(identifier)):
-                rule = _GENERAL_FRAGMENTS[match.group()]
-                best = _better(Verdict(rule.code, rule.quota, None, True), best)
+                best = _better(_BY_FRAGMENT[match.group()], best)
     if best is not None and best.quota and any(_SHORT_WINDOW.search(t) for t in lowered):
         return _THROTTLED._replace(general=True)
     return best
