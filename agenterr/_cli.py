@@ -17,7 +17,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NoReturn, TextIO
 
 from ._classify import classify
@@ -25,7 +25,6 @@ from ._hints import SCAN_WINDOW
 from ._outcome import Outcome
 from ._protocol import (
     ERROR_KINDS,
-    iter_jsonl,
     load_vectors,
     make_error,
     outcome_for_request,
@@ -120,33 +119,91 @@ def _silence_stdout() -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
-def _answer(line: bytes) -> str:
-    """The JSON answer to one request line; any failure becomes an error object's text."""
-    outcome = outcome_for_request(json.loads(line))
-    return outcome.to_json()
+_CHUNK = 1 << 16
+"""Most bytes of standard input ``classify --jsonl`` asks for in one read."""
+
+
+def _request_batches(stream: Any, limit: int) -> Iterator[list[tuple[int, bytes | None]]]:
+    """Numbered request lines, in batches of those one read of ``stream`` completed.
+
+    A line longer than ``limit`` bytes (its newline aside) comes as ``None``; its bytes are
+    dropped as they arrive, so memory stays bounded by ``limit`` plus one read. A read
+    returns what the writer has sent so far, so an interactive writer gets every answer to
+    its lines before the next read blocks, while a file or a busy pipe fills whole batches.
+    """
+    read = getattr(stream, "read1", None) or stream.read
+    number = 0
+    pending = bytearray()
+    skipping = False  # inside an over-long line: drop up to its newline
+    while chunk := read(_CHUNK):
+        batch: list[tuple[int, bytes | None]] = []
+        start = 0
+        while (end := chunk.find(b"\n", start)) >= 0:
+            number += 1
+            if skipping or len(pending) + end - start > limit:
+                batch.append((number, None))
+            elif pending:
+                pending += chunk[start : end + 1]
+                batch.append((number, bytes(pending)))
+            else:
+                batch.append((number, chunk[start : end + 1]))
+            pending.clear()
+            skipping = False
+            start = end + 1
+        if not skipping:
+            if len(pending) + len(chunk) - start > limit:
+                pending.clear()
+                skipping = True
+            else:
+                pending += chunk[start:]
+        if batch:
+            yield batch
+    if skipping or pending:
+        yield [(number + 1, None if skipping else bytes(pending))]
+
+
+def _answer(number: int, line: bytes | None) -> str | None:
+    """The JSON text answering one request line (an error object for a bad line), or None
+    for a blank line. Nothing one line holds may stop the stream."""
+    if line is None:
+        problem = f"longer than {JSONL_LINE_LIMIT} bytes"
+    elif not line.strip():
+        return None
+    else:
+        try:
+            return outcome_for_request(json.loads(line)).to_json()
+        except RecursionError:
+            problem = "request: nested too deeply"
+        except Exception as exc:
+            problem = str(exc) or type(exc).__name__
+    return json.dumps({"line": number, "error": problem}, ensure_ascii=False)
+
+
+def _jsonl_writer(out: TextIO) -> Callable[[str], object]:
+    """A writer of answer lines to ``out``: a lone surrogate in an answer becomes '?'."""
+    if isinstance(out, io.TextIOWrapper):
+        try:
+            # The stream then encodes as _clean would, without a second pass over each line.
+            out.reconfigure(encoding="utf-8", errors="replace")
+        except (ValueError, OSError):
+            pass
+        else:
+            return out.write
+    return lambda text: out.write(_clean(text))
 
 
 def _classify_jsonl() -> int:
     out = sys.stdout
     try:
-        for number, line in iter_jsonl(sys.stdin.buffer, JSONL_LINE_LIMIT):
-            if line is None:
-                problem = f"longer than {JSONL_LINE_LIMIT} bytes"
-            elif not line.strip():
-                continue
-            else:
-                # Nothing one line holds may stop the stream: every failure is that line's.
-                try:
-                    answer = _answer(line)
-                except RecursionError:
-                    problem = "request: nested too deeply"
-                except Exception as exc:
-                    problem = str(exc) or type(exc).__name__
-                else:
-                    _write_line(answer, out)
-                    continue
-            error = {"line": number, "error": problem}
-            _write_line(json.dumps(error, ensure_ascii=False), out)
+        write = _jsonl_writer(out)
+        for batch in _request_batches(sys.stdin.buffer, JSONL_LINE_LIMIT):
+            for number, line in batch:
+                answer = _answer(number, line)
+                if answer is not None:
+                    write(answer + "\n")
+            # Once per read, not per line: the answers so far reach the reader before the
+            # next read can block.
+            out.flush()
     except BrokenPipeError:
         _silence_stdout()
         return EXIT_MISMATCH
