@@ -369,6 +369,10 @@ def _run_command(argv: list[str], requests: list[Any], timeout: float) -> tuple[
         proc.kill()
         proc.wait()
         raise _PortFailure(f"--command: no complete answer within {timeout:g}s") from None
+    except BaseException:  # interrupted (Ctrl-C): the program under test must not outlive us
+        proc.kill()
+        proc.wait()
+        raise
     finally:
         # A grandchild may hold the pipes open; never wait past the deadline (plus a grace).
         for thread in threads:

@@ -175,3 +175,45 @@ def test_readme_jsonl_example_is_what_the_command_prints(
     for line, shown in zip(got, answers, strict=True):
         pattern = ".*".join(re.escape(part) for part in shown.split("…"))
         assert re.fullmatch(pattern, line), (shown, line)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_interrupted_vectors_run_stops_the_program_under_test(tmp_path: Path) -> None:
+    """Ctrl-C during `vectors --command`: exit 130 at once, and the port does not outlive it."""
+    pid_file = tmp_path / "port.pid"
+    port = tmp_path / "port.py"
+    port.write_text(
+        "import os, sys, time\n"
+        f"open({str(pid_file)!r}, 'w').write(str(os.getpid()))\n"
+        "time.sleep(120)\n",
+        encoding="utf-8",
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agenterr", "vectors", "--command", f"{sys.executable} {port}"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        for _ in range(600):  # the port is running once it has written its pid
+            if pid_file.exists() and pid_file.read_text(encoding="utf-8"):
+                break
+            proc.poll()
+            assert proc.returncode is None
+            threading.Event().wait(0.05)
+        port_pid = int(pid_file.read_text(encoding="utf-8"))
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert err == b""
+    assert proc.returncode == 130
+    for _ in range(100):  # reaped by the interrupted run: the pid is gone
+        try:
+            os.kill(port_pid, 0)
+        except ProcessLookupError:
+            break
+        threading.Event().wait(0.05)
+    else:
+        os.kill(port_pid, signal.SIGKILL)
+        pytest.fail("the program under test outlived the interrupted run")
