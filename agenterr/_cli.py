@@ -159,38 +159,39 @@ _CHUNK = 1 << 16
 
 
 def _request_batches(stream: Any, limit: int) -> Iterator[list[tuple[int, bytes | None]]]:
-    """Numbered request lines, in batches of those one read of ``stream`` completed.
+    """Numbered request lines (without their newline), in batches of those one read of
+    ``stream`` completed.
 
-    A line longer than ``limit`` bytes (its newline aside) comes as ``None``; its bytes are
-    dropped as they arrive, so memory stays bounded by ``limit`` plus one read. A read
-    returns what the writer has sent so far, so an interactive writer gets every answer to
-    its lines before the next read blocks, while a file or a busy pipe fills whole batches.
+    A line longer than ``limit`` bytes comes as ``None``; its bytes are dropped as they
+    arrive, so memory stays bounded by ``limit`` plus one read. A read returns what the
+    writer has sent so far, so an interactive writer gets every answer to its lines before
+    the next read blocks, while a file or a busy pipe fills whole batches.
     """
     read = getattr(stream, "read1", None) or stream.read
     number = 0
-    pending = bytearray()
+    pending = bytearray()  # the start of a line whose newline has not arrived yet
     skipping = False  # inside an over-long line: drop up to its newline
     while chunk := read(_CHUNK):
+        *lines, rest = chunk.split(b"\n")
         batch: list[tuple[int, bytes | None]] = []
-        start = 0
-        while (end := chunk.find(b"\n", start)) >= 0:
+        for line in lines:
             number += 1
-            if skipping or len(pending) + end - start > limit:
+            if skipping or len(pending) + len(line) > limit:
                 batch.append((number, None))
+                pending.clear()
+                skipping = False
             elif pending:
-                pending += chunk[start : end + 1]
+                pending += line
                 batch.append((number, bytes(pending)))
+                pending.clear()
             else:
-                batch.append((number, chunk[start : end + 1]))
-            pending.clear()
-            skipping = False
-            start = end + 1
+                batch.append((number, line))
         if not skipping:
-            if len(pending) + len(chunk) - start > limit:
+            if len(pending) + len(rest) > limit:
                 pending.clear()
                 skipping = True
             else:
-                pending += chunk[start:]
+                pending += rest
         if batch:
             yield batch
     if skipping or pending:
@@ -202,7 +203,7 @@ def _answer(number: int, line: bytes | None) -> str | None:
     for a blank line. Nothing one line holds may stop the stream."""
     if line is None:
         problem = f"longer than {JSONL_LINE_LIMIT} bytes"
-    elif not line.strip():
+    elif not line or line.isspace():
         return None
     else:
         try:

@@ -93,12 +93,17 @@ class _Trickle(io.RawIOBase):
 def test_request_batches_split_as_readline_does(
     lines: list[bytes], trailing: bool, sizes: list[int], limit: int
 ) -> None:
-    """Whatever pieces the input arrives in, the lines (and over-long ones) are readline's."""
+    """Whatever pieces the input arrives in, the lines (and over-long ones) are readline's,
+    without their newline."""
     data = b"\n".join(lines) + (b"\n" if trailing and lines else b"")
     batches = list(_request_batches(_Trickle(data, sizes), limit))
     assert all(batches)
     got = [item for batch in batches for item in batch]
-    assert got == list(iter_jsonl(io.BytesIO(data), limit))
+    expected = [
+        (number, None if line is None else line.removesuffix(b"\n"))
+        for number, line in iter_jsonl(io.BytesIO(data), limit)
+    ]
+    assert got == expected
 
 
 def test_jsonl_answers_each_line_before_the_next_arrives() -> None:
