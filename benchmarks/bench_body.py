@@ -27,7 +27,9 @@ import io
 import json
 import math
 import os
+import subprocess
 import sys
+import tempfile
 import timeit
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -37,6 +39,8 @@ from agenterr import from_status
 from agenterr._cli import main as cli_main
 
 __all__ = ["BODIES", "Body", "jsonl_lines", "main"]
+
+ROOT = Path(__file__).resolve().parent.parent
 
 TYPICAL_LIMIT = 10.0
 """Issue 11: a typical provider error body classified within 10× ``json.loads``."""
@@ -556,9 +560,52 @@ def bench_jsonl(quick: bool) -> list[dict[str, Any]]:
     ]
 
 
+_LOOP = (
+    "import json, sys\n"
+    "out = sys.stdout\n"
+    "for line in sys.stdin.buffer:\n"
+    "    if line.strip():\n"
+    "        out.write(json.dumps(json.loads(line)) + '\\n')\n"
+)
+
+
+def _process_seconds(argv: list[str], stdin: Path) -> float:
+    with stdin.open("rb") as source, open(os.devnull, "wb") as sink:
+        start = timeit.default_timer()
+        subprocess.run(argv, stdin=source, stdout=sink, cwd=ROOT, check=True)
+        return timeit.default_timer() - start
+
+
+def bench_process(quick: bool) -> list[dict[str, Any]]:
+    """For information: the same comparison as whole processes over a file, start-up included."""
+    count = 2 * len(BODIES) if quick else 1000 * len(BODIES)
+    runs = 1 if quick else 3
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "requests.jsonl"
+        path.write_bytes(jsonl_lines(count))
+        ours = theirs = math.inf
+        for _ in range(runs):
+            ours = min(
+                ours,
+                _process_seconds([sys.executable, "-m", "agenterr", "classify", "--jsonl"], path),
+            )
+            theirs = min(theirs, _process_seconds([sys.executable, "-c", _LOOP], path))
+    return [
+        _row(
+            f"python -m agenterr classify --jsonl < file vs python -c <load-and-dump loop> < file, "
+            f"{count} lines",
+            ours / count,
+            theirs / count,
+            limit=None,
+            note="per line, whole processes: interpreter and import start-up included "
+            "(about 0.1 s, see bench_core row 4); stdout to /dev/null",
+        )
+    ]
+
+
 def main(quick: bool = False) -> list[dict[str, Any]]:
     """Run the body benchmarks; ``quick`` uses tiny loop counts and a short stream."""
-    return [*bench_typical(quick), *bench_jsonl(quick)]
+    return [*bench_typical(quick), *bench_jsonl(quick), *bench_process(quick)]
 
 
 if __name__ == "__main__":
