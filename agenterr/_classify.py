@@ -193,7 +193,10 @@ def _fast_headers(status: int, headers: dict[Any, Any]) -> Outcome[None] | None:
     if not code.retryable:
         return None  # a 400/403 with Retry-After: the refinements decide
     value = headers[found]
-    if type(value) is not str:
+    if type(value) is not str or len(value) > 20:
+        # Only short digit strings are handled here (parse_retry_after's integer form); a
+        # longer value, however long, goes to the general path, which reads a bounded prefix,
+        # before it is hashed into a cache key or scanned.
         return None
     key = (status, found, value)
     cached = _BY_HEADER.get(key)

@@ -3,6 +3,10 @@
 Exit statuses of ``agenterr classify`` encode the class, so a shell script can branch::
 
     0 ok · 10 transient · 11 self_correctable · 12 auth · 13 indeterminate · 2 usage error
+
+Every command exits 130 without a traceback when interrupted (Ctrl-C), and 141 when its
+reader goes away before all its output is written (``agenterr codes | head -1``), as
+the shell reports a filter stopped by SIGPIPE; a single ``classify`` keeps its class status.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NoReturn, TextIO
 
 from ._classify import classify
@@ -25,7 +29,6 @@ from ._hints import SCAN_WINDOW
 from ._outcome import Outcome
 from ._protocol import (
     ERROR_KINDS,
-    iter_jsonl,
     load_vectors,
     make_error,
     outcome_for_request,
@@ -45,6 +48,10 @@ EXIT_CODES: dict[Class | None, int] = {
 """Exit status of ``agenterr classify`` per class (``None``: success)."""
 EXIT_USAGE = 2
 EXIT_MISMATCH = 1
+EXIT_INTERRUPTED = 130
+"""128 + SIGINT: what a shell reports for a program stopped by Ctrl-C."""
+EXIT_BROKEN_PIPE = 141
+"""128 + SIGPIPE: what a shell reports for a filter whose reader went away (``yes | head``)."""
 
 JSONL_LINE_LIMIT = 1 << 20
 """Longest request line read by ``classify --jsonl``; longer lines get an error object."""
@@ -62,6 +69,33 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+class _Version(argparse.Action):
+    """``--version``: the installed distribution's version, looked up only when asked."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object, **kwargs: object) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            text = version("agenterr")
+        except PackageNotFoundError:  # run from a source tree that was never installed
+            text = "unknown (not installed)"
+        sys.stdout.write(f"agenterr {text}\n")
+        parser.exit(0)
+
+
+def _command_parser(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser:
+    """The sub-parser of command ``name``: its usage is the one a usage error shows."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            found = action.choices.get(name)
+            if isinstance(found, argparse.ArgumentParser):
+                return found
+    return parser
 
 
 def _read_body(args: argparse.Namespace) -> object:
@@ -122,37 +156,99 @@ def _silence_stdout() -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
-def _answer(line: bytes) -> str:
-    """The JSON answer to one request line; any failure becomes an error object's text."""
-    outcome = outcome_for_request(json.loads(line))
-    return outcome.to_json()
+_CHUNK = 1 << 16
+"""Most bytes of standard input ``classify --jsonl`` asks for in one read."""
+
+
+def _request_batches(stream: Any, limit: int) -> Iterator[list[tuple[int, bytes | None]]]:
+    """Numbered request lines (without their newline), in batches of those one read of
+    ``stream`` completed.
+
+    A line longer than ``limit`` bytes comes as ``None``; its bytes are dropped as they
+    arrive, so memory stays bounded by ``limit`` plus one read. A read returns what the
+    writer has sent so far, so an interactive writer gets every answer to its lines before
+    the next read blocks, while a file or a busy pipe fills whole batches.
+    """
+    read = getattr(stream, "read1", None) or stream.read
+    number = 0
+    pending = bytearray()  # the start of a line whose newline has not arrived yet
+    skipping = False  # inside an over-long line: drop up to its newline
+    while chunk := read(_CHUNK):
+        *lines, rest = chunk.split(b"\n")
+        batch: list[tuple[int, bytes | None]] = []
+        for line in lines:
+            number += 1
+            if skipping or len(pending) + len(line) > limit:
+                batch.append((number, None))
+                pending.clear()
+                skipping = False
+            elif pending:
+                pending += line
+                batch.append((number, bytes(pending)))
+                pending.clear()
+            else:
+                batch.append((number, line))
+        if not skipping:
+            if len(pending) + len(rest) > limit:
+                pending.clear()
+                skipping = True
+            else:
+                pending += rest
+        if batch:
+            yield batch
+    if skipping or pending:
+        yield [(number + 1, None if skipping else bytes(pending))]
+
+
+def _answer(number: int, line: bytes | None) -> str | None:
+    """The JSON text answering one request line (an error object for a bad line), or None
+    for a blank line. Nothing one line holds may stop the stream."""
+    if line is None:
+        problem = f"longer than {JSONL_LINE_LIMIT} bytes"
+    elif not line or line.isspace():
+        return None
+    else:
+        try:
+            return outcome_for_request(json.loads(line)).to_json()
+        except RecursionError:
+            problem = "request: nested too deeply"
+        except Exception as exc:
+            problem = str(exc) or type(exc).__name__
+    return json.dumps({"line": number, "error": problem}, ensure_ascii=False)
+
+
+def _jsonl_writer(out: TextIO) -> Callable[[str], object]:
+    """A writer of answer lines to ``out``: a lone surrogate in an answer becomes '?'."""
+    if isinstance(out, io.TextIOWrapper):
+        try:
+            # The stream then encodes as _clean would, without a second pass over each line.
+            out.reconfigure(encoding="utf-8", errors="replace")
+        except (ValueError, OSError):
+            pass
+        else:
+            return out.write
+    return lambda text: out.write(_clean(text))
 
 
 def _classify_jsonl() -> int:
     out = sys.stdout
     try:
-        for number, line in iter_jsonl(sys.stdin.buffer, JSONL_LINE_LIMIT):
-            if line is None:
-                problem = f"longer than {JSONL_LINE_LIMIT} bytes"
-            elif not line.strip():
-                continue
-            else:
-                # Nothing one line holds may stop the stream: every failure is that line's.
-                try:
-                    answer = _answer(line)
-                except RecursionError:
-                    problem = "request: nested too deeply"
-                except Exception as exc:
-                    problem = str(exc) or type(exc).__name__
-                else:
-                    _write_line(answer, out)
-                    continue
-            error = {"line": number, "error": problem}
-            _write_line(json.dumps(error, ensure_ascii=False), out)
+        write = _jsonl_writer(out)
+        for batch in _request_batches(sys.stdin.buffer, JSONL_LINE_LIMIT):
+            for number, line in batch:
+                answer = _answer(number, line)
+                if answer is not None:
+                    write(answer + "\n")
+            # Once per read, not per line: the answers so far reach the reader before the
+            # next read can block.
+            out.flush()
     except BrokenPipeError:
         _silence_stdout()
-        return EXIT_MISMATCH
+        return EXIT_BROKEN_PIPE
     return 0
+
+
+_INPUTS = ("status", "body", "body_file", "error")
 
 
 def _cmd_classify(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
@@ -167,6 +263,7 @@ def _cmd_classify(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
         return _classify_jsonl()
     if args.message is not None and args.error is None:
         parser.error("--message needs --error")
+    headers = _headers(args.header, parser)
     status = 0
     if args.status is not None:
         try:
@@ -175,15 +272,20 @@ def _cmd_classify(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
             parser.error(f"--status {args.status!r}: expected an integer")
     try:
         now = parse_clock(_number_or_text(args.now))
-        body = _read_body(args)
     except ValueError as exc:
         parser.error(f"--now: {str(exc).removeprefix('now: ')}")
-    except OSError as exc:
-        parser.error(f"--body-file: {exc.strerror or exc}")
+    if all(getattr(args, name) is None for name in _INPUTS):
+        parser.error("nothing to classify: give --status, --body, --body-file, --error or --jsonl")
+    try:
+        body = _read_body(args)
+    except (OSError, ValueError) as exc:  # ValueError: a path with a NUL byte
+        flag = "--body -" if args.body_file is None else f"--body-file {args.body_file!r}"
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        parser.error(f"{flag}: {reason}")
     error = None
     if args.error is not None:
         error = make_error({"kind": args.error, "message": args.message or ""})
-    outcome = classify(status, body, error, headers=_headers(args.header, parser), now=now)
+    outcome = classify(status, body, error, headers=headers, now=now)
     try:
         _print(outcome, args.pretty, sys.stdout)
     except BrokenPipeError:
@@ -270,6 +372,10 @@ def _run_command(argv: list[str], requests: list[Any], timeout: float) -> tuple[
         proc.kill()
         proc.wait()
         raise _PortFailure(f"--command: no complete answer within {timeout:g}s") from None
+    except BaseException:  # interrupted (Ctrl-C): the program under test must not outlive us
+        proc.kill()
+        proc.wait()
+        raise
     finally:
         # A grandchild may hold the pipes open; never wait past the deadline (plus a grace).
         for thread in threads:
@@ -421,6 +527,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="agenterr",
         description="Classify AI-agent tool-call failures: retry, re-prompt, or escalate.",
     )
+    parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     classify = sub.add_parser(
@@ -487,20 +594,29 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
-    _utf8_streams()
     try:
-        return _main(argv)
+        _utf8_streams()
+        status = _main(argv)
+        # Written here, not at exit, so a reader that went away is seen while it can be handled.
+        sys.stdout.flush()
+        return status
     except BrokenPipeError:
-        # The reader went away (`agenterr codes | head`): stop quietly, as Unix tools do.
+        # The reader went away (`agenterr codes | head`): stop quietly, as Unix filters do.
         _silence_stdout()
-        return 0
+        return EXIT_BROKEN_PIPE
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
 
 
 def _main(argv: Sequence[str] | None) -> int:
     parser = _parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    command = _command_parser(parser, args.command)
+    if extra:
+        # Reported by the command's parser, so its usage (not the top level's) is shown.
+        command.error(f"unrecognized arguments: {' '.join(extra)}")
     if args.command == "classify":
-        return _cmd_classify(args, parser)
+        return _cmd_classify(args, command)
     if args.command == "codes":
         return _cmd_codes(args)
     if args.command == "demo":
@@ -508,4 +624,4 @@ def _main(argv: Sequence[str] | None) -> int:
 
         return run_demo(seed=args.seed, color=False if args.no_color else None)
     args.command = args.command_line
-    return _cmd_vectors(args, parser)
+    return _cmd_vectors(args, command)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 __all__ = ["MAX_HEADERS", "HeaderView"]
@@ -25,12 +26,19 @@ def _text(value: object) -> str | None:
 
 
 class HeaderView:
-    """Lower-cased names to the first value seen, over at most :data:`MAX_HEADERS` fields."""
+    """Lower-cased names to the first value seen, over at most :data:`MAX_HEADERS` fields.
 
-    __slots__ = ("_fields",)
+    ``view.get(name)`` is the value of header ``name`` (lower-case), or ``None``.
+    """
+
+    __slots__ = ("_fields", "get")
+
+    get: Callable[[str], str | None]
 
     def __init__(self, fields: dict[str, str]) -> None:
         self._fields = fields
+        # The dict's own method: the classifier asks a view for a handful of names per call.
+        self.get = fields.get
 
     @classmethod
     def of(cls, headers: object, names: frozenset[str] | None = None) -> HeaderView:
@@ -44,6 +52,18 @@ class HeaderView:
         fields: dict[str, str] = {}
         if headers is None or isinstance(headers, (str, bytes)):
             return cls(fields)
+        if type(headers) is dict and len(headers) <= MAX_HEADERS:
+            # The common shape (a plain dict of str to str, as parsed JSON or most callers
+            # give): no per-field conversions; any other field sends it down the general loop.
+            for name, value in headers.items():
+                if type(name) is not str or type(value) is not str:
+                    fields.clear()
+                    break
+                key = name.lower()
+                if (names is None or key in names) and key not in fields:
+                    fields[key] = value[:_MAX_VALUE_BYTES]
+            else:
+                return cls(fields)
         try:
             items_method = getattr(headers, "items", None)
             items: Any = items_method() if callable(items_method) else headers
@@ -67,10 +87,6 @@ class HeaderView:
         except Exception:
             pass  # a broken headers object reads as whatever was read before it broke
         return cls(fields)
-
-    def get(self, name: str) -> str | None:
-        """The value of header ``name`` (lower-case), or ``None``."""
-        return self._fields.get(name)
 
     def __bool__(self) -> bool:
         return bool(self._fields)

@@ -49,11 +49,13 @@ Clock = float | datetime | None
 
 
 def _now_seconds(now: Clock) -> float:
+    """``now`` as epoch seconds; NaN for a clock that cannot be one (never raises)."""
     if now is None:
         return time.time()
-    if isinstance(now, datetime):
-        return now.timestamp()
-    return float(now)
+    try:
+        return now.timestamp() if isinstance(now, datetime) else float(now)
+    except Exception:  # an int too large for a float, a naive datetime out of range, ...
+        return math.nan
 
 
 def _clamp(seconds: float) -> float | None:
@@ -88,7 +90,12 @@ def http_date_epoch(text: str, now: float) -> float | None:
     if two_digit_year:
         # RFC 9110: a two-digit year is the one within fifty years of now; one that would
         # be more than fifty years ahead is the most recent past year ending in those digits.
-        current = datetime.fromtimestamp(now, UTC).year
+        # Without a usable clock (NaN, infinite, beyond datetime's range) the century is
+        # unknown: the date cannot be placed, as any other unparsable date.
+        try:
+            current = datetime.fromtimestamp(now, UTC).year
+        except (ValueError, OverflowError, OSError):
+            return None
         year += current - current % 100
         if year > current + 50:
             year -= 100
