@@ -200,12 +200,17 @@ class _Reader:
 
     def error_object(self, error: dict[str, Any]) -> None:
         """``error: {...}`` of OpenAI, Anthropic, Google, Azure, Stripe, Microsoft Graph."""
+        get = error.get
         for key in ("code", "type", "reason"):
-            self.identifier(error.get(key))
-        status = error.get("status")  # a gRPC canonical code: the reasons below are sharper
+            value = get(key)
+            if isinstance(value, str):
+                self.identifier(value)
+        status = get("status")  # a gRPC canonical code: the reasons below are sharper
         if isinstance(status, str) and status:
             self.generic.append(status[:_MAX_IDENTIFIER])
-        self.message(error.get("message"))
+        self.message(get("message"))
+        if len(error) <= _SCAN_MEMBERS and _NESTED_ERROR_KEYS.isdisjoint(error):
+            return  # the common, flat error object: nothing nested to read
         for key in ("innerError", "innererror"):  # Microsoft Graph, Azure
             inner = error.get(key)
             if isinstance(inner, dict):
@@ -294,38 +299,44 @@ def _from_document(document: object, problem_json: bool) -> Signals:
     if not isinstance(document, dict):
         return NO_SIGNALS
     reader = _Reader()
-    error = document.get("error")
-    if isinstance(error, dict):
-        reader.error_object(error)
-    elif isinstance(error, str):  # Slack {"ok": false, "error": "rate_limited"}
-        reader.identifier(error)
-        if " " in error[:_MAX_MESSAGE]:  # prose, not a code: {"error": "Your balance is …"}
-            reader.message(error)
-    inner = document.get("Error")  # AWS query JSON {"Error": {"Code": …, "Message": …}}
-    if isinstance(inner, dict):
-        reader.identifier(inner.get("Code"))
-        reader.message(inner.get("Message"))
-    reader.identifier(document.get("__type"), namespaced=True)
+    # The members SPEC 11.2.2 reads, in its order. A small object (every error body) is
+    # scanned once for them; a large one is probed by name, so its size costs nothing.
+    if len(document) <= _SCAN_MEMBERS:
+        present = sorted(_MEMBERS[key] for key in document if key in _MEMBERS)
+    else:
+        present = [order for key, order in _MEMBERS.items() if key in document]
     get = document.get
-    for key in _IDENTIFIER_KEYS:
+    for order in present:
+        key = _MEMBER_NAMES[order]
         value = get(key)
-        if value.__class__ is str or isinstance(value, str):  # skip the call for absent keys
+        if order == _ERROR:
+            if isinstance(value, dict):
+                reader.error_object(value)
+            elif isinstance(value, str):  # Slack {"ok": false, "error": "rate_limited"}
+                reader.identifier(value)
+                if " " in value[:_MAX_MESSAGE]:  # prose, not a code: {"error": "Your …"}
+                    reader.message(value)
+        elif order == _AWS_ERROR:  # AWS query JSON {"Error": {"Code": …, "Message": …}}
+            if isinstance(value, dict):
+                reader.identifier(value.get("Code"))
+                reader.message(value.get("Message"))
+        elif order == _TYPE:
+            reader.identifier(value, namespaced=True)
+        elif order < _FIRST_MESSAGE:
             reader.identifier(value)
-    for key in _MESSAGE_KEYS:
-        value = get(key)
-        if value.__class__ is str or isinstance(value, str):
+        elif order < _ERRORS:
             reader.message(value)
-    for item in items(document.get("errors")):  # GraphQL, Cloudflare, Shopify REST
-        extensions = item.get("extensions")
-        if isinstance(extensions, dict):
-            reader.identifier(extensions.get("code"))
-        reader.identifier(item.get("code"))
-        reader.identifier(item.get("type"))
-        reader.message(item.get("message"))
-    summary = document.get("error_summary")  # Dropbox "path/insufficient_space/.."
-    if isinstance(summary, str):
-        for part in summary[:PARSE_LIMIT].split("/", 4)[:4]:
-            reader.identifier(part)
+        elif order == _ERRORS:  # GraphQL, Cloudflare, Shopify REST
+            for item in items(value):
+                extensions = item.get("extensions")
+                if isinstance(extensions, dict):
+                    reader.identifier(extensions.get("code"))
+                reader.identifier(item.get("code"))
+                reader.identifier(item.get("type"))
+                reader.message(item.get("message"))
+        elif isinstance(value, str):  # Dropbox "error_summary": "path/insufficient_space/.."
+            for part in value[:PARSE_LIMIT].split("/", 4)[:4]:
+                reader.identifier(part)
     return Signals(
         tuple(reader.identifiers),
         tuple(reader.generic),
@@ -335,6 +346,23 @@ def _from_document(document: object, problem_json: bool) -> Signals:
         _problem_text(document) if problem_json else None,
         document,
     )
+
+
+_NESTED_ERROR_KEYS = frozenset({"innerError", "innererror", "errors", "details", ".tag"})
+_MEMBER_NAMES = (
+    "error",
+    "Error",
+    "__type",
+    *_IDENTIFIER_KEYS,
+    *_MESSAGE_KEYS,
+    "errors",
+    "error_summary",
+)
+_MEMBERS = {name: order for order, name in enumerate(_MEMBER_NAMES)}
+_ERROR, _AWS_ERROR, _TYPE = 0, 1, 2
+_FIRST_MESSAGE = 3 + len(_IDENTIFIER_KEYS)
+_ERRORS = _FIRST_MESSAGE + len(_MESSAGE_KEYS)
+_SCAN_MEMBERS = 32
 
 
 def _non_blank(value: object) -> bool:
