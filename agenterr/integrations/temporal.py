@@ -68,7 +68,8 @@ def to_application_error(failure: Outcome[Any] | AgentToolError) -> ApplicationE
     outcome = failure.outcome if isinstance(failure, AgentToolError) else failure
     if not isinstance(outcome, Outcome):
         raise TypeError(
-            f"to_application_error needs an Outcome or an AgentToolError, got {failure!r}"
+            "to_application_error needs an Outcome or an AgentToolError,"
+            f" got a {type(failure).__name__}"
         )
     if outcome.code is None:
         raise ValueError("to_application_error needs a failed Outcome")
