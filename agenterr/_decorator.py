@@ -55,7 +55,7 @@ from ._exceptions import (
     passes_through,
     validation_problems,
 )
-from ._hints import clean, hint_for, where
+from ._hints import clean, hint_for, schema_hint, where
 from ._outcome import Outcome
 from ._taxonomy import Code
 from .errors import AgentToolError, error_for
@@ -147,6 +147,21 @@ def _bug(exc: BaseException, expose: bool) -> Outcome[Any]:
         name = clean(type(exc).__name__, 100)
         hint += f" The tool raised {name}: {text}" if text else f" The tool raised {name}."
     return Outcome(Code.UNKNOWN, hint, None, 0, None, exc)
+
+
+def _mapped(code: Code, exc: BaseException) -> Outcome[Any]:
+    """``errors={ExcType: code}``: the code's hint, and the tool's own message for this case
+    (quoted as an API's words are: one line, cleaned, capped, redacted)."""
+    text = _exception_text(exc)
+    if code is Code.SCHEMA_INVALID:
+        hint = schema_hint((text,) if text else ())
+    else:
+        # The tool's own exception carries no HTTP status, and "(no HTTP response)" would
+        # only distract: the place is left out.
+        hint = hint_for(code, "")
+        if text:
+            hint += f" The tool said: {text}"
+    return Outcome(code, hint, None, 0, None, exc)
 
 
 def _maybe_applied(outcome: Outcome[Any], exc: BaseException | None) -> Outcome[Any]:
@@ -264,7 +279,7 @@ class _Policy:
             if rule is None:
                 continue
             if isinstance(rule, Code):
-                return Outcome.failure(rule, error=exc)
+                return _mapped(rule, exc)
             try:
                 result = rule(exc)
             except Exception:
@@ -706,7 +721,13 @@ def _name_of(fn: Any) -> str:
     return name if isinstance(name, str) else type(target).__name__
 
 
-def _check_options(errors: object, on_failure: object) -> None:
+def _check_options(errors: object, on_failure: object, **flags: object) -> None:
+    """Reject a bad option when the tool is decorated, not at its first failure."""
+    for name, value in flags.items():
+        if type(value) is not bool:
+            raise TypeError(
+                f"classified_tool: {name} must be True or False, got {type(value).__name__}"
+            )
     if on_failure is not None and not callable(on_failure):
         raise TypeError("on_failure must be a callable(tool_name, outcome, exception)")
     if errors is None:
@@ -858,6 +879,9 @@ def classified_tool(
     """Classify every failure of a tool function; never retry.
 
     Use bare (``@classified_tool``) or with options (``@classified_tool(raises=True)``).
+    Options are checked here, not at the first failure: ``raises``, ``expose_errors``,
+    ``idempotent`` and ``envelopes`` must be bools, ``on_failure`` callable, ``errors`` a
+    mapping of ``Exception`` subclasses to a ``Code`` or a callable (``TypeError`` otherwise).
     Works on ``def`` and ``async def`` functions, methods, classmethods and staticmethods
     (either decorator order) and sync or async generator functions.
 
@@ -887,10 +911,12 @@ def classified_tool(
       types, so even ``{Exception: …}`` or ``{TypeError: …}`` cannot make it retryable;
     - ``errors={ExcType: Code | rule}`` (keys must be ``Exception`` subclasses): only the
       entry of the most specific class in the exception's MRO applies. A ``Code`` gives
-      ``Outcome.failure(code)``; a rule gets the exception and returns an Outcome (a failure,
-      or a success whose value the call returns) or None. None — or anything that is not an
-      Outcome, which is logged as a warning, or a rule that raises, also logged — falls
-      through to the default rules below, not to the entry of a less specific class. Rules
+      that code's failure, its hint ending with the exception's own message (cleaned,
+      capped and redacted like an API body); a rule gets the exception and returns an
+      Outcome (a failure, or a success whose value the call returns) or None. None — or
+      anything that is not an Outcome, which is logged as a warning, or a rule that raises,
+      also logged — falls through to the default rules below, not to the entry of a less
+      specific class. Rules
       come before the validation diagnosis, so a rule for ``ValueError`` also applies to
       pydantic's ``ValidationError`` (a ``ValueError``);
     - pydantic or jsonschema ``ValidationError``: ``SCHEMA_INVALID``, one problem per location;
@@ -945,7 +971,14 @@ def classified_tool(
     to the ``agenterr`` logger: WARNING for ``UNKNOWN`` with the traceback, INFO otherwise.
     A logging Filter or Handler that raises is ignored: it never changes the call's result.
     """
-    _check_options(errors, on_failure)
+    _check_options(
+        errors,
+        on_failure,
+        raises=raises,
+        expose_errors=expose_errors,
+        idempotent=idempotent,
+        envelopes=envelopes,
+    )
 
     def decorate(function: Any) -> Any:
         if not callable(function) and not isinstance(function, (staticmethod, classmethod)):
