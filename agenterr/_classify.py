@@ -36,6 +36,7 @@ __all__ = [
 ]
 
 _OK: Outcome[None] = Outcome()
+_OK_BY_STATUS: dict[int, Outcome[None]] = {n: Outcome(status=n) for n in range(200, 300)}
 
 # The status table of SPEC.md, section "Status rules": explicit entries first, then the
 # rule for the rest of the status's range. Each entry's reason is in SPEC.md.
@@ -101,7 +102,7 @@ def _status_outcome(
     from, or an object to read it from (a response) when a status rule needs it."""
     value = as_status(status)
     if value is not None and 200 <= value <= 299:
-        return _OK
+        return _OK_BY_STATUS[value]  # a success keeps its status (not on the wire)
     valid = value is not None and 100 <= value <= 599
     code = _TABLE[value] if valid else Code.UNKNOWN  # type: ignore[index]
     assert code is not None

@@ -333,7 +333,13 @@ def _name_of(fn: Any) -> str:
     return name if isinstance(name, str) else type(target).__name__
 
 
-def _check_options(errors: object, on_failure: object) -> None:
+def _check_options(errors: object, on_failure: object, **flags: object) -> None:
+    """Reject a bad option when the tool is decorated, not at its first failure."""
+    for name, value in flags.items():
+        if type(value) is not bool:
+            raise TypeError(
+                f"classified_tool: {name} must be True or False, got {type(value).__name__}"
+            )
     if on_failure is not None and not callable(on_failure):
         raise TypeError("on_failure must be a callable(tool_name, outcome, exception)")
     if errors is None:
@@ -527,6 +533,9 @@ def classified_tool(
     """Classify every failure of a tool function; never retry.
 
     Use bare (``@classified_tool``) or with options (``@classified_tool(raises=True)``).
+    Options are checked here, not at the first failure: ``raises``, ``expose_errors``,
+    ``idempotent`` and ``envelopes`` must be bools, ``on_failure`` callable, ``errors`` a
+    mapping of ``Exception`` subclasses to a ``Code`` or a callable (``TypeError`` otherwise).
     Works on ``def`` and ``async def`` functions, methods, classmethods and staticmethods
     (either decorator order) and sync or async generator functions.
 
@@ -556,10 +565,12 @@ def classified_tool(
       types, so even ``{Exception: …}`` or ``{TypeError: …}`` cannot make it retryable;
     - ``errors={ExcType: Code | rule}`` (keys must be ``Exception`` subclasses): only the
       entry of the most specific class in the exception's MRO applies. A ``Code`` gives
-      ``Outcome.failure(code)``; a rule gets the exception and returns an Outcome (a failure,
-      or a success whose value the call returns) or None. None — or anything that is not an
-      Outcome, which is logged as a warning, or a rule that raises, also logged — falls
-      through to the default rules below, not to the entry of a less specific class. Rules
+      that code's failure, its hint ending with the exception's own message (cleaned,
+      capped and redacted like an API body); a rule gets the exception and returns an
+      Outcome (a failure, or a success whose value the call returns) or None. None — or
+      anything that is not an Outcome, which is logged as a warning, or a rule that raises,
+      also logged — falls through to the default rules below, not to the entry of a less
+      specific class. Rules
       come before the validation diagnosis, so a rule for ``ValueError`` also applies to
       pydantic's ``ValidationError`` (a ``ValueError``);
     - pydantic or jsonschema ``ValidationError``: ``SCHEMA_INVALID``, one problem per location;
@@ -623,7 +634,14 @@ def classified_tool(
     the exception itself is in the record's ``agenterr_outcome.error``. A logging Filter or
     Handler that raises is ignored: it never changes the call's result.
     """
-    _check_options(errors, on_failure)
+    _check_options(
+        errors,
+        on_failure,
+        raises=raises,
+        expose_errors=expose_errors,
+        idempotent=idempotent,
+        envelopes=envelopes,
+    )
     compiled = compile_rules(rules)  # a malformed rule fails here, at decoration
 
     def decorate(function: Any) -> Any:

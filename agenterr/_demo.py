@@ -3,10 +3,12 @@
 A small payments API runs on 127.0.0.1 (stdlib ``http.server``, a free port, stopped at the
 end) and injects the failures real APIs produce: rate limits with Retry-After, 5xx blips,
 slow answers, invented ids, invalid amounts and an expired token. Tools decorated with
-``@classified_tool`` call it through httpx (or urllib when httpx is not installed). A scripted
-stand-in for the model proposes calls, sometimes with wrong arguments, and the loop reacts to
-each Outcome: retry after the server's delay, re-prompt with the hint, or escalate. A summary
-then counts what two naive policies would have done with the same failures.
+``@classified_tool`` call it through httpx (or urllib when httpx is not installed). No language
+model runs: a script stands in for one, proposing calls (some with wrong arguments) and
+taking the next proposal when re-prompted, and the demo says so. The loop reacts to each
+Outcome: retry after the server's delay, re-prompt with the hint, or escalate. A summary then
+states the calls and model turns that two naive policies would have wasted on the same
+failures.
 
 Everything is offline and seeded; nothing here is imported by ``import agenterr``.
 """
@@ -280,6 +282,8 @@ def _script(rng: random.Random) -> tuple[list[_Task], _Faults]:
 @dataclass
 class _Tally:
     calls: int = 0
+    tasks: int = 0
+    wasted_calls: int = 0
     retries: int = 0
     reprompts: int = 0
     escalations: int = 0
@@ -332,7 +336,10 @@ def _call(
         status = f"HTTP {outcome.status}" if outcome.status else "no response"
         label = f"{outcome.code} ({outcome.class_}, {status})"
         p.line(f"  {_show_call(name, args)}  {p.paint(label, _CLASS_COLOR[outcome.class_])}")
-        if not outcome.retryable or attempt == MAX_ATTEMPTS:
+        if not outcome.retryable:
+            return outcome
+        if attempt == MAX_ATTEMPTS:
+            tally.wasted_calls += attempt  # retried to the cap and still failing
             return outcome
         wait = outcome.retry_after if outcome.retry_after is not None else BACKOFF
         why = "the server's Retry-After" if outcome.retry_after is not None else "backoff"
@@ -345,6 +352,7 @@ def _call(
 def _run_task(
     task: _Task, tools: dict[str, Callable[..., Outcome[Any]]], p: _Printer, tally: _Tally
 ) -> None:
+    tally.tasks += 1
     p.line(p.paint(f"user: {task.ask}", "1"))
     for step, (name, args, final) in enumerate(task.proposals):
         outcome = _call(name, args, tools, p, tally)
@@ -356,7 +364,7 @@ def _run_task(
         more = step + 1 < len(task.proposals)
         if outcome.class_ is Class.SELF_CORRECTABLE and more:
             hint = outcome.llm_hint.replace("\n", "\n      ")
-            p.line(f"    → re-prompt the model: {p.paint(hint, '2')}")
+            p.line(f"    → re-prompt the (scripted) model: {p.paint(hint, '2')}")
             tally.reprompts += 1
             continue
         reason = "gave up retrying" if outcome.retryable else "escalate to a human"
@@ -379,7 +387,11 @@ def run_demo(seed: int | None = None, out: TextIO | None = None, color: bool | N
     with _api(faults) as base, _client(base, VALID_TOKEN) as (client_name, call):
         tools = _tools(call)
         p.line(p.paint(f"agenterr demo — seed {seed} (rerun with --seed {seed})", "1"))
-        p.line(f"a flaky payments API on {base}, called through {client_name}\n")
+        p.line(f"a flaky payments API on {base}, called through {client_name}")
+        p.line(
+            "the model is scripted: no LLM runs; a fixed script proposes the calls (some with"
+            " wrong arguments) and moves to its next proposal when re-prompted\n"
+        )
         for task in tasks:
             _run_task(task, tools, p, tally)
             p.line()
@@ -399,19 +411,22 @@ def _summary(p: _Printer, tally: _Tally, elapsed: float) -> None:
     transient = tally.by_class[Class.TRANSIENT]
     fixable = tally.by_class[Class.SELF_CORRECTABLE]
     auth = tally.by_class[Class.AUTH]
+    retry_waste = (fixable + auth) * (MAX_ATTEMPTS - 1)
     p.line()
-    p.line(p.paint("summary", "1"))
+    p.line(p.paint("summary: the same failures under three policies", "1"))
     p.line(
-        f"  agenterr: {tally.done} tasks done, {tally.calls} calls, {tally.retries} retries, "
-        f"{tally.reprompts} re-prompts, {tally.escalations} escalation(s), {elapsed:.1f}s"
+        f"  agenterr: {tally.done} of {tally.tasks} tasks done in {tally.calls} calls "
+        f"({elapsed:.1f}s). {tally.retries} retries, each of a transient failure; "
+        f"{tally.reprompts} re-prompts, each of a fixable error; {tally.escalations} "
+        f"escalated. Wasted calls: {tally.wasted_calls}. Wasted model turns: 0."
     )
     p.line(
-        f"  retry everything: the {fixable} fixable and {auth} auth failure(s) would each have "
-        f"been retried unchanged up to {MAX_ATTEMPTS} times — "
-        f"{(fixable + auth) * (MAX_ATTEMPTS - 1)} wasted calls, and no task they blocked completes"
+        f"  retry every error instead: {retry_waste} wasted calls. The {fixable} fixable and "
+        f"{auth} auth failure(s) would each be retried unchanged {MAX_ATTEMPTS - 1} more "
+        "times, fail each time, and the tasks they block would not be done."
     )
     p.line(
-        f"  re-prompt on every error: the {transient} transient and {auth} auth failure(s) "
-        f"would have gone to the model — {transient + auth} wasted model turns, each a chance "
-        "to rewrite arguments that were already right"
+        f"  re-prompt on every error instead: {transient + auth} wasted model turns. The "
+        f"{transient} transient and {auth} auth failure(s) would go to the model, which can "
+        "only rewrite arguments that were already right."
     )

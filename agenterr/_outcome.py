@@ -7,7 +7,7 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, NoReturn, TypeVar
 
-from ._hints import hint_for, schema_hint, where
+from ._hints import hint_for, schema_hint, snippet, where
 from ._responses import as_status
 from ._retry_after import RETRY_AFTER_CEILING
 from ._taxonomy import Class, Code
@@ -22,7 +22,7 @@ T_co = TypeVar("T_co", covariant=True)
 _WIRE_KEYS = ("ok", "code", "class", "retryable", "llm_hint", "retry_after_seconds", "status")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Outcome(Generic[T_co]):
     """The classification of a single tool-call attempt.
 
@@ -32,6 +32,26 @@ class Outcome(Generic[T_co]):
 
     Build failures with :meth:`failure` (or the classifiers) and successes with
     :meth:`success`.
+
+    Type checkers narrow :attr:`code`, not :attr:`ok`: after ``if out.code is None`` (a
+    success) the other branches see ``out.code`` as a :class:`Code`, so
+    ``out.code.value`` and ``out.code.class_`` need no cast. ``ok``, ``retryable`` and
+    ``class_`` read the same facts for branches that do not touch the code.
+
+    Every instance holds these invariants, checked when it is built (``ValueError`` or
+    ``TypeError`` otherwise, naming the field), so whatever consumes an Outcome (a retry
+    library, a task queue, JSON) can trust it:
+
+    - ``code`` is a :class:`Code` or ``None``;
+    - ``retry_after`` is ``None`` or a finite number of seconds from 0 to the one-day
+      ceiling: NaN and negative delays are rejected, a longer delay (infinity included) is
+      clamped to the ceiling, and a delay on a code that is not transient is dropped;
+    - ``status`` agrees with ``ok``: a success carries 0 or the 2xx status that produced it,
+      a failure 0 or a non-2xx status from 100 to 599;
+    - ``llm_hint`` is one clean line (no control character, ANSI escape, invisible or
+      bidi character), except that a list item starts on a new line with ``"- "``, as in
+      the ``SCHEMA_INVALID`` hint; anything else is cleaned as an API's quote is; a success
+      has no hint.
     """
 
     code: Code | None = None
@@ -41,11 +61,62 @@ class Outcome(Generic[T_co]):
     retry_after: float | None = None
     """Server-advised delay in seconds before retrying, or ``None`` when none was given."""
     status: int = 0
-    """The HTTP status that produced a failure; 0 for transport and pre-flight failures."""
+    """The HTTP status of the response classified: a 2xx on success, a non-2xx on failure;
+    0 when there was none (a transport or pre-flight failure, a tool's own return value).
+    The wire form carries it for failures only (SPEC.md section 8)."""
     value: T_co | None = None
     """The tool's return value on success (never serialised)."""
     error: BaseException | None = field(default=None, compare=False, repr=False)
     """The exception that was classified, if any (never serialised, not pickled)."""
+
+    def __init__(  # noqa: PLR0917 - the dataclass field order, as before
+        self,
+        code: Code | None = None,
+        llm_hint: str = "",
+        retry_after: float | None = None,
+        status: int = 0,
+        value: T_co | None = None,
+        error: BaseException | None = None,
+    ) -> None:
+        # Checks first, on the arguments (locals are cheaper than attributes), then one
+        # write per slot: a handful of type checks and one str.isprintable() on the common
+        # path. The decorator's success path does not come through here at all.
+        if code is not None and type(code) is not Code:
+            raise TypeError(
+                f"code: must be a Code or None, got {type(code).__name__}"
+                " (Outcome.failure() parses a code name)"
+            )
+        if type(status) is not int:
+            if type(status) is bool or not isinstance(status, int):
+                raise TypeError(f"status: must be an int, got {type(status).__name__}")
+            status = int(status)  # an IntEnum such as http.HTTPStatus: store the number
+        if code is None:
+            if status and not 200 <= status <= 299:
+                raise ValueError(f"status: a success carries 0 or a 2xx status, got {status}")
+            if llm_hint or retry_after is not None:
+                raise ValueError("llm_hint, retry_after: a success carries neither")
+        else:
+            if status and not (100 <= status <= 199 or 300 <= status <= 599):
+                raise ValueError(
+                    f"status: a failure carries 0 or a non-2xx status from 100 to 599, got {status}"
+                )
+            if type(llm_hint) is not str:
+                raise TypeError(f"llm_hint: must be a str, got {type(llm_hint).__name__}")
+            if not llm_hint.isprintable() and not _is_clean_hint(llm_hint):
+                llm_hint = _clean_hint(llm_hint)
+            if retry_after is not None and not (
+                type(retry_after) is float
+                and 0.0 <= retry_after <= RETRY_AFTER_CEILING
+                and code.retryable
+            ):
+                retry_after = _checked_delay(retry_after, code)
+        _set = object.__setattr__
+        _set(self, "code", code)
+        _set(self, "llm_hint", llm_hint)
+        _set(self, "retry_after", retry_after)
+        _set(self, "status", status)
+        _set(self, "value", value)
+        _set(self, "error", error)
 
     @property
     def ok(self) -> bool:
@@ -68,9 +139,9 @@ class Outcome(Generic[T_co]):
         return self.code is not None and self.code.retryable
 
     @classmethod
-    def success(cls, value: T_co | None = None) -> Outcome[T_co]:
-        """An ok outcome carrying the tool's return value."""
-        return cls(value=value)
+    def success(cls, value: T_co | None = None, *, status: int = 0) -> Outcome[T_co]:
+        """An ok outcome carrying the tool's return value (and the 2xx ``status``, if any)."""
+        return cls(value=value, status=status)
 
     @classmethod
     def failure(
@@ -191,13 +262,13 @@ class Outcome(Generic[T_co]):
             return cls()
         raw_code = get("code")
         if type(raw_code) is not str or raw_code not in Code.__members__:
-            raise ValueError(f"code: {raw_code!r} is not one of {', '.join(Code)}")
+            raise ValueError(f"code: {_echo(raw_code)} is not one of {', '.join(Code)}")
         code = Code(raw_code)
         given_class = get("class")
         if given_class is not None and (
             type(given_class) is not str or given_class != code.class_.value
         ):
-            raise ValueError(f"class: {given_class!r} does not match code {code.value}")
+            raise ValueError(f"class: {_echo(given_class)} does not match code {code.value}")
         retryable = get("retryable")
         if retryable is not None and retryable is not code.retryable:
             raise ValueError(f"retryable: must be {str(code.retryable).lower()} for {code.value}")
@@ -253,6 +324,48 @@ _WIRE_HEAD = {
     for code in Code
 }
 """Each code's compact wire JSON up to its optional fields (without the closing brace)."""
+
+_ECHO_CAP = 60
+"""Characters of a bad string value that a ``from_dict`` error echoes (cleaned, redacted)."""
+_HINT_PART_CAP = 8000
+"""Characters kept of each line of a hint that had to be cleaned."""
+_ITEM = "\n- "
+"""How a hint's list item starts (the SCHEMA_INVALID hint): the one newline a hint keeps."""
+
+
+def _is_clean_hint(hint: str) -> bool:
+    # str.isprintable() is False for every control, format (bidi, zero-width, tag),
+    # line-separator and non-ASCII space character, and for ESC: one C pass.
+    return hint.isprintable() or (_ITEM in hint and hint.replace(_ITEM, " ").isprintable())
+
+
+def _clean_hint(hint: str) -> str:
+    """Each line through the quoting gate (strip, fold, redact); list items stay items."""
+    first, *items = hint.split(_ITEM)
+    parts = [snippet(first, _HINT_PART_CAP)]
+    parts.extend(line for line in (snippet(item, _HINT_PART_CAP) for item in items) if line)
+    return _ITEM.join(parts)
+
+
+def _checked_delay(delay: object, code: Code) -> float | None:
+    if type(delay) is bool or not isinstance(delay, int | float):
+        raise TypeError(f"retry_after: must be a number of seconds, got {type(delay).__name__}")
+    seconds = float(delay)
+    if math.isnan(seconds):  # no delay can be read from it
+        raise ValueError("retry_after: must be a number of seconds, got NaN")
+    if seconds < 0:
+        raise ValueError(f"retry_after: must not be negative, got {seconds:g}")
+    if not code.retryable:
+        return None  # as the classifiers record it: only a transient failure has a delay
+    return seconds if seconds <= RETRY_AFTER_CEILING else RETRY_AFTER_CEILING
+
+
+def _echo(value: object) -> str:
+    """A bad value as an error message may show it: a string cleaned, redacted and capped
+    (never the caller's ``repr``, which may raise or be huge); anything else by type."""
+    if type(value) is str:
+        return repr(snippet(value, _ECHO_CAP))
+    return f"a value of type {type(value).__name__}"
 
 
 def _is_empty(value: object) -> bool:

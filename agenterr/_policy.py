@@ -21,7 +21,7 @@ from typing import Any, NoReturn, TypeAlias
 from ._classify import from_response, schema_invalid
 from ._envelope import envelope_failure
 from ._exceptions import binding_problems, entered, passes_through, validation_problems
-from ._hints import clean, hint_for, snippet, where
+from ._hints import clean, hint_for, schema_hint, snippet, where
 from ._outcome import Outcome
 from ._rules import RuleSet, layers
 from ._taxonomy import Code
@@ -205,6 +205,21 @@ def bug(exc: BaseException, expose: bool) -> Outcome[Any]:
     return Outcome(Code.UNKNOWN, hint, None, 0, None, exc)
 
 
+def _mapped(code: Code, exc: BaseException) -> Outcome[Any]:
+    """``errors={ExcType: code}``: the code's hint, and the tool's own message for this case
+    (quoted as an API's words are: one line, cleaned, capped, redacted)."""
+    text = exception_text(exc)
+    if code is Code.SCHEMA_INVALID:
+        hint = schema_hint((text,) if text else ())
+    else:
+        # The tool's own exception carries no HTTP status, and "(no HTTP response)" would
+        # only distract: the place is left out.
+        hint = hint_for(code, "")
+        if text:
+            hint += f" The tool said: {text}"
+    return Outcome(code, hint, None, 0, None, exc)
+
+
 def _maybe_applied(outcome: Outcome[Any], exc: BaseException | None) -> Outcome[Any]:
     hint = _MAYBE_APPLIED_HINT.format(where=where(outcome.status, transport=True))
     error = outcome.error if outcome.error is not None else exc
@@ -322,7 +337,7 @@ class Policy:
             if rule is None:
                 continue
             if isinstance(rule, Code):
-                return Outcome.failure(rule, error=exc)
+                return _mapped(rule, exc)
             try:
                 result = rule(exc)
             except Exception as failure:

@@ -16,7 +16,8 @@ differs::
         assert_classified(outcome, code=Code.RATE_LIMITED, retry_after=2)
 
 Importing this module imports no third-party package; each factory imports its client on
-first use (``pip install "agenterr[httpx]"``, ``[httpx2]`` or ``[requests]``).
+first use (``pip install "agenterr[httpx]"``, ``[httpx2]`` or ``[requests]`` from an index;
+``pip install ".[httpx]"`` and so on in a clone).
 """
 
 from __future__ import annotations

@@ -1,5 +1,7 @@
 """An async agent loop that branches on each tool call's Outcome.
 
+Needs the extras httpx: pip install ".[httpx]" in a clone.
+
 The tools are `async def` methods under `@classified_tool` (Outcome mode): a call never
 raises, it returns an Outcome, and the loop reacts by class:
 

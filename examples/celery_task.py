@@ -1,5 +1,7 @@
 """Celery retries a rate-limited tool after the server's Retry-After, and never retries a 404.
 
+Needs the extras celery, httpx: pip install ".[celery,httpx]" in a clone.
+
 The tool is a `@classified_tool(raises=True)` function registered as a Celery task on
 `ClassifiedTask`: a `TransientToolError` is retried by Celery with the error's Retry-After as
 the countdown; a self-correctable, auth or unknown failure fails the task at once, and the

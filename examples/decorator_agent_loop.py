@@ -1,5 +1,7 @@
 """@classified_tool in an agent: tenacity retries transient failures, the loop branches on the rest.
 
+Needs the extras httpx, tenacity: pip install ".[httpx,tenacity]" in a clone.
+
 Runs offline: the weather API is an httpx.MockTransport that answers 503 once, then 200.
 """
 

@@ -1,5 +1,7 @@
 """Dramatiq retries a 503 after the server's Retry-After, and never retries a 401.
 
+Needs the extras dramatiq, httpx: pip install ".[dramatiq,httpx]" in a clone.
+
 The actor is a `@classified_tool(raises=True)` function. `with_retry_after` turns its
 `TransientToolError` into `dramatiq.Retry(delay=<Retry-After in ms>)`, which the Retries
 middleware waits exactly; `retry_when_transient()` lets the middleware retry transient

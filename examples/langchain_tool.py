@@ -1,5 +1,7 @@
 """A LangChain tool whose failures reach the model as agenterr's hint.
 
+Needs the extras httpx, langchain, tenacity: pip install ".[httpx,langchain,tenacity]" in a clone.
+
 `langchain_tool` builds a `StructuredTool` from a `@classified_tool` function: a failure is
 raised as a `ToolException` subclass and answered with the hint, so `tool.invoke(tool_call)`
 returns a `ToolMessage(status="error")` the model can act on, instead of ending the run.

@@ -1,5 +1,7 @@
 """An MCP server whose tools are classified, and a client that reads the classification back.
 
+Needs the extras httpx, mcp: pip install ".[httpx,mcp]" in a clone.
+
 Server side: `for_mcp` turns a failed Outcome of a `@classified_tool` into the tool error
 result MCP defines (`is_error`), with agenterr's hint as the text the model reads and the
 Outcome itself as `structured_content`. A success is the tool's value, as usual. The input

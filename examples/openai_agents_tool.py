@@ -1,5 +1,7 @@
 """OpenAI Agents SDK: a failed function tool answers the model with agenterr's hint.
 
+Needs the extras httpx, openai-agents: pip install ".[httpx,openai-agents]" in a clone.
+
 The SDK catches a tool's exception and sends the model what the tool's
 `failure_error_function` returns. With agenterr's, that is the hint:
 

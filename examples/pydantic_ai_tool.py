@@ -1,5 +1,7 @@
 """Pydantic AI: the model fixes its own arguments from agenterr's hint; auth failures escalate.
 
+Needs the extras httpx, pydantic-ai: pip install ".[httpx,pydantic-ai]" in a clone.
+
 An agent has one tool, `get_order`, that calls an order API over HTTP. `@classified_tool`
 classifies every failure and `model_retry` hands it to Pydantic AI:
 

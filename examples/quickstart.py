@@ -1,5 +1,7 @@
 """Quick start: classify a few tool-call results and react by class.
 
+Needs no extra: the standard library and agenterr only.
+
 Runs offline with the standard library only: the "API results" are hand-built urllib
 errors, statuses and exceptions, as a tool would see them.
 """

@@ -1,5 +1,7 @@
 """stamina retries plain httpx code; agenterr decides what is worth retrying and for how long.
 
+Needs the extras httpx, stamina: pip install ".[httpx,stamina]" in a clone.
+
 `retry_on_transient` is a stamina backoff hook: for a 429, a 5xx or a timeout it returns the
 server's Retry-After (which stamina waits instead of its own backoff), or True for stamina's
 exponential backoff when the server gave none; for a 404, a 400 or a 401 it returns False, so

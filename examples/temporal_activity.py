@@ -1,5 +1,7 @@
 """Temporal retries what is worth retrying: an activity under `@classified_activity`.
 
+Needs the extras httpx, temporal: pip install ".[httpx,temporal]" in a clone.
+
 Temporal retries a failed activity under the workflow's `RetryPolicy` unless the error is
 `non_retryable`, and waits the error's `next_retry_delay` when it has one.
 `@classified_activity` raises every failure as an `ApplicationError` that says both: a 429

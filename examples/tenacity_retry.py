@@ -1,5 +1,7 @@
 """Retry only what is worth retrying: tenacity over a `@classified_tool(raises=True)` tool.
 
+Needs the extras httpx, tenacity: pip install ".[httpx,tenacity]" in a clone.
+
 agenterr classifies and never retries; tenacity retries and never classifies. The strategies
 in `agenterr.integrations.tenacity` join the two:
 

@@ -1,5 +1,7 @@
 """From an Outcome to the tool-result message the model reads next.
 
+Needs no extra: the standard library and agenterr only.
+
 Whatever the provider, the model learns how its tool call went from one message: the
 value when the call worked, and agenterr's `llm_hint` when it failed. The hint is written
 for the model: it says what to fix, or, for a rate limit, an outage or an expired token,

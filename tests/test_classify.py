@@ -86,7 +86,7 @@ def test_every_status_has_a_rule(status: int) -> None:
     assert out.code is expected_code(status)
     assert code_for_status(status) is expected_code(status)
     if out.ok:
-        assert out.status == 0 and succeeded(status)
+        assert out.status == status and succeeded(status)  # a success keeps its status
     else:
         assert out.status == status and not succeeded(status)
         assert f"(HTTP {status})" in out.llm_hint

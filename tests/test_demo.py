@@ -32,12 +32,40 @@ def test_demo_shows_every_reaction(seed: int) -> None:
     assert "SCHEMA_INVALID (self_correctable, no response)" in text
     assert "NOT_FOUND (self_correctable, HTTP 404)" in text
     assert "INVALID_REQUEST (self_correctable, HTTP 422)" in text
-    assert "→ re-prompt the model: The API could not find" in text
+    assert "→ re-prompt the (scripted) model: The API could not find" in text
     assert "UNAUTHORIZED (auth, HTTP 401)" in text
     assert "→ escalate to a human: The API rejected this call as unauthorized" in text
-    assert "agenterr: 3 tasks done" in text
-    assert "retry everything:" in text and "re-prompt on every error:" in text
+    assert "agenterr: 3 of 4 tasks done" in text
+    assert "retry every error instead:" in text and "re-prompt on every error instead:" in text
     assert "\x1b[" not in text
+
+
+def test_demo_says_the_model_is_scripted() -> None:
+    """Nobody should think an LLM ran: the header says a script stands in for it."""
+    head = _demo(5).splitlines()[:3]
+    assert any("the model is scripted: no LLM runs" in line for line in head)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_summary_states_the_waste_plainly(seed: int) -> None:
+    """Each policy's waste is a number with its unit, and the numbers add up."""
+    text = _demo(seed)
+    ours = re.search(r"Wasted calls: (\d+)\. Wasted model turns: (\d+)\.", text)
+    assert ours is not None and ours.groups() == ("0", "0")
+    retry = re.search(
+        r"retry every error instead: (\d+) wasted calls\. The (\d+) fixable and (\d+) auth", text
+    )
+    assert retry is not None
+    wasted, fixable, auth = map(int, retry.groups())
+    assert wasted == (fixable + auth) * 3 and wasted > 0
+    reprompt = re.search(
+        r"re-prompt on every error instead: (\d+) wasted model turns\. "
+        r"The (\d+) transient and (\d+) auth",
+        text,
+    )
+    assert reprompt is not None
+    turns, transient, auth_again = map(int, reprompt.groups())
+    assert turns == transient + auth_again and auth_again == auth and turns > 0
 
 
 def test_demo_is_reproducible() -> None:
@@ -97,4 +125,4 @@ def test_demo_ignores_proxies_from_the_environment(
     assert "RATE_LIMITED (transient, HTTP 429)" in text
     assert "NOT_FOUND (self_correctable, HTTP 404)" in text
     assert "UNAUTHORIZED (auth, HTTP 401)" in text
-    assert "agenterr: 3 tasks done" in text
+    assert "agenterr: 3 of 4 tasks done" in text

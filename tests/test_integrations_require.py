@@ -42,6 +42,15 @@ def test_a_missing_module_or_parent_names_the_extra(module: str) -> None:
     assert isinstance(caught.value.__cause__, ModuleNotFoundError)
 
 
+def test_the_install_command_works_from_an_index_and_from_a_clone() -> None:
+    """``agenterr[x]`` resolves only from an index; a clone needs ``.[x]``: both are named."""
+    with pytest.raises(ImportError) as caught:
+        require("agenterr_probe_absent", "tenacity")
+    message = str(caught.value)
+    assert 'pip install "agenterr[tenacity]" (from a package index)' in message
+    assert 'pip install ".[tenacity]" (in a clone of agenterr)' in message
+
+
 def test_a_blocked_module_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     """None in sys.modules (how the tests simulate an absent package) counts as missing,
     for a submodule of the blocked package too."""

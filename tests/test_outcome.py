@@ -3,6 +3,7 @@
 import dataclasses
 import json
 import pickle
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -22,11 +23,12 @@ from agenterr import (
 
 
 def test_ok_outcome() -> None:
-    """Success has no code and serialises to the reference's minimal shape."""
+    """Success has no code, keeps its 2xx status, and serialises to the reference's minimal
+    shape (no status on the wire: SPEC.md section 8)."""
     out = from_status(204)
     assert out.ok and not out.failed
     assert out.code is None and out.class_ is None and out.retryable is False
-    assert out.status == 0 and out.llm_hint == "" and out.retry_after is None
+    assert out.status == 204 and out.llm_hint == "" and out.retry_after is None
     assert out.to_dict() == {"ok": True, "retryable": False}
     assert out.to_json() == '{"ok":true,"retryable":false}'
     assert str(out) == "ok"
@@ -147,11 +149,12 @@ def test_to_json_keeps_unicode_and_indents() -> None:
     ],
 )
 def test_from_dict_round_trips(outcome: Outcome[Any]) -> None:
-    """from_dict(to_dict()) gives back the same wire shape and an equal outcome."""
+    """from_dict(to_dict()) gives back the same wire shape and an equal outcome (a success
+    comes back without its 2xx status, which the wire form does not carry)."""
     wire = outcome.to_dict()
     back = Outcome.from_dict(json.loads(json.dumps(wire)))
     assert back.to_dict() == wire
-    assert back == outcome
+    assert back == (replace(outcome, status=0) if outcome.ok else outcome)
 
 
 @pytest.mark.parametrize(

@@ -1,8 +1,14 @@
 """The README's interactive examples are true."""
 
 import doctest
+import functools
 import re
 from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import tenacity
 
 import agenterr
 
@@ -26,3 +32,105 @@ def test_readme_names_the_two_setup_commands() -> None:
     first_screen = README[:2500]
     assert 'pip install -e ".[test]" && pytest' in first_screen
     assert "pip install . && " in first_screen
+
+
+# --- the README's code blocks that are not sessions ----------------------------------------
+
+
+def code_blocks() -> list[str]:
+    return [b for b in re.findall(r"```python\n(.*?)```", README, re.S) if ">>>" not in b]
+
+
+def block_with(text: str) -> str:
+    found = [b for b in code_blocks() if text in b]
+    assert len(found) == 1, f"one README block contains {text!r}"
+    return found[0]
+
+
+def test_every_python_block_is_valid_python() -> None:
+    """Every non-session block at least compiles (a typo in an example is a bug)."""
+    blocks = code_blocks()
+    assert len(blocks) > 5
+    for block in blocks:
+        compile(block, "README.md", "exec")
+
+
+@pytest.mark.parametrize(
+    ("status", "headers", "branch"),
+    [
+        (200, {}, "done"),
+        (429, {"Retry-After": "3"}, "sleep 3.0"),
+        (503, {}, "sleep backoff"),
+        (404, {}, "hint"),
+        (401, {}, "escalate"),
+    ],
+)
+def test_first_example_branches_by_class(status: int, headers: dict[str, str], branch: str) -> None:
+    """The first example, run on a real httpx response, takes the branch its comments say."""
+    block = block_with("out = agenterr.from_response(response)")
+    taken: list[str] = []
+    namespace: dict[str, Any] = {
+        "response": httpx.Response(status, headers=headers, json={"error": "x"}),
+        "sleep": lambda seconds: taken.append(f"sleep {seconds}"),
+        "backoff": lambda: "backoff",
+        "messages": [],
+        "tool_message": lambda hint: taken.append("hint") or hint,
+        "escalate": lambda out: taken.append("escalate"),
+    }
+    exec(
+        block.replace("...  # 2xx: done", "taken.append('done')  # 2xx: done"),
+        namespace | {"taken": taken},
+    )
+    assert taken == [branch]
+
+
+def _run_decorator_example(
+    monkeypatch: pytest.MonkeyPatch, responses: list[httpx.Response], arguments: dict[str, Any]
+) -> tuple[dict[str, Any], list[float], list[httpx.Request]]:
+    """Run the README's decorator block against a mock API; tenacity's sleep hook records
+    the waits instead of sleeping."""
+    block = block_with("@classified_tool(raises=True)  # the value on success")
+    requests: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        requests.append(request)
+        return responses.pop(0)
+
+    def get(url: str, **kwargs: Any) -> httpx.Response:
+        with httpx.Client(transport=httpx.MockTransport(handler)) as client:
+            return client.get(url, **kwargs)
+
+    waits: list[float] = []
+    monkeypatch.setattr(httpx, "get", get)
+    monkeypatch.setattr(tenacity, "retry", functools.partial(tenacity.retry, sleep=waits.append))
+    namespace: dict[str, Any] = {"model_arguments": arguments, "escalate": print}
+    exec(block, namespace)
+    return namespace, waits, requests
+
+
+@pytest.mark.parametrize("seconds", [1, 7])
+def test_decorator_example_waits_the_retry_after(
+    monkeypatch: pytest.MonkeyPatch, seconds: int
+) -> None:
+    """A 429 with ``Retry-After`` is retried after the server's delay, not the backoff's."""
+    namespace, waits, requests = _run_decorator_example(
+        monkeypatch,
+        [
+            httpx.Response(429, headers={"Retry-After": str(seconds)}),
+            httpx.Response(200, json={"city": "Paris", "high": 21}),
+        ],
+        {"city": "Paris"},
+    )
+    assert waits == [float(seconds)]
+    assert len(requests) == 2
+    assert namespace["outcome"].ok
+    assert namespace["reply"] == {"city": "Paris", "high": 21}
+
+
+def test_decorator_example_hint_names_the_bad_argument(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The comment's hint is the real one: a hallucinated argument never reaches the API."""
+    namespace, waits, requests = _run_decorator_example(monkeypatch, [], {"town": "Paris"})
+    assert waits == []
+    assert requests == []
+    assert "unexpected argument 'town'" in namespace["reply"]
+    assert "city (required), days" in namespace["reply"]

@@ -375,7 +375,7 @@ def test_assert_classified_accepts_every_kind_of_value() -> None:
 
 def test_assert_classified_success() -> None:
     """A success passes ok=True; a failure expected instead says it was ok."""
-    assert_classified(http_response(200), ok=True, code=None, retry_after=None, status=0)
+    assert_classified(http_response(200), ok=True, code=None, retry_after=None, status=200)
     with pytest.raises(AssertionError, match=r"code: expected NOT_FOUND, got None \(ok\)"):
         assert_classified(Outcome.success(1), code=Code.NOT_FOUND)
 

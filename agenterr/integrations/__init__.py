@@ -2,6 +2,7 @@
 
 One module per ecosystem. ``import agenterr`` never imports any of them; each one imports
 its package when it is itself imported, and a missing package is reported by an
-:class:`ImportError` naming the extra to install (``pip install "agenterr[<extra>]"``).
+:class:`ImportError` naming the extra to install: ``pip install "agenterr[<extra>]"`` from
+an index, ``pip install ".[<extra>]"`` in a clone.
 Nothing here retries, sleeps, queues or persists: the engine does that.
 """

@@ -106,7 +106,7 @@ def _as_error(failure: AgentToolError | Outcome[Any]) -> AgentToolError:
         error = error_for(failure)
         error.__cause__ = failure.error
         return error
-    raise ValueError(f"expected a typed error or a failed Outcome, got {failure!r}")
+    raise ValueError(f"expected a typed error or a failed Outcome, got {_described(failure)}")
 
 
 def _countdown(error: AgentToolError, fallback: float | None) -> float | None:
@@ -204,3 +204,8 @@ class ClassifiedTask(_Task):  # type: ignore[misc]  # subclassing Any: see _Task
             if portable is exc:
                 raise
             raise portable from exc
+
+
+def _described(value: object) -> str:
+    # Never the value's repr: it may raise, or carry what a log must not show.
+    return "an ok Outcome" if isinstance(value, Outcome) else f"a {type(value).__name__}"

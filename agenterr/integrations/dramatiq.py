@@ -80,7 +80,7 @@ def retry_transient(failure: AgentToolError | Outcome[Any]) -> NoReturn:
         error = error_for(failure)
         error.__cause__ = failure.error
     else:
-        raise ValueError(f"expected a typed error or a failed Outcome, got {failure!r}")
+        raise ValueError(f"expected a typed error or a failed Outcome, got {_described(failure)}")
     if isinstance(error, TransientToolError):
         raise _as_retry(error) from error
     raise error
@@ -136,3 +136,8 @@ def with_retry_after(fn: Callable[P, R]) -> Callable[P, R]:
             raise _as_retry(exc) from exc
 
     return wrapper
+
+
+def _described(value: object) -> str:
+    # Never the value's repr: it may raise, or carry what a log must not show.
+    return "an ok Outcome" if isinstance(value, Outcome) else f"a {type(value).__name__}"

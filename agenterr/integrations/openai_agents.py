@@ -18,7 +18,8 @@ in raises mode, or adapt an Outcome-mode tool with :func:`unwrap_outcome`::
 
     agent = Agent(name="support", tools=[get_order])
 
-Install with ``pip install "agenterr[openai-agents]"``.
+Install with ``pip install "agenterr[openai-agents]"`` from an index, or
+``pip install ".[openai-agents]"`` in a clone.
 """
 
 from __future__ import annotations

@@ -19,7 +19,8 @@ retry or escalate::
     @classified_tool
     def get_order(order_id: str) -> dict: ...
 
-Install with ``pip install "agenterr[pydantic-ai]"``.
+Install with ``pip install "agenterr[pydantic-ai]"`` from an index, or
+``pip install ".[pydantic-ai]"`` in a clone.
 """
 
 from __future__ import annotations

@@ -18,7 +18,8 @@ workflow once the retries are over::
         response.raise_for_status()  # 429 -> retried after Retry-After, 404 -> not retried
         return response.json()
 
-Install with ``pip install "agenterr[temporal]"``.
+Install with ``pip install "agenterr[temporal]"`` from an index, or
+``pip install ".[temporal]"`` in a clone.
 """
 
 from __future__ import annotations
@@ -62,7 +63,8 @@ def to_application_error(failure: Outcome[Any] | AgentToolError) -> ApplicationE
     outcome = failure.outcome if isinstance(failure, AgentToolError) else failure
     if not isinstance(outcome, Outcome):
         raise TypeError(
-            f"to_application_error needs an Outcome or an AgentToolError, got {failure!r}"
+            "to_application_error needs an Outcome or an AgentToolError,"
+            f" got a {type(failure).__name__}"
         )
     if outcome.code is None:
         raise ValueError("to_application_error needs a failed Outcome")
