@@ -13,8 +13,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from ._headers import MAX_HEADERS, HeaderView
-from ._hints import hint_for, schema_hint, snippet, where
+from ._hints import hint_for, schema_hint, where
 from ._outcome import Outcome
+from ._quote import snippet
 from ._refine import LONG_WAIT, REFINE_HEADERS, refine, server_clock
 from ._responses import as_status, response_parts
 from ._retry_after import (

@@ -21,7 +21,6 @@ from collections.abc import Sequence
 from typing import Any, NoReturn, TextIO
 
 from ._classify import classify
-from ._hints import SCAN_WINDOW
 from ._outcome import Outcome
 from ._protocol import (
     ERROR_KINDS,
@@ -31,6 +30,7 @@ from ._protocol import (
     outcome_for_request,
     parse_clock,
 )
+from ._quote import SCAN_WINDOW
 from ._taxonomy import Class, codes
 
 __all__ = ["EXIT_CODES", "main"]

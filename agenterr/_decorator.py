@@ -55,8 +55,9 @@ from ._exceptions import (
     passes_through,
     validation_problems,
 )
-from ._hints import clean, hint_for, where
+from ._hints import hint_for, where
 from ._outcome import Outcome
+from ._quote import clean
 from ._taxonomy import Code
 from .errors import AgentToolError, error_for
 

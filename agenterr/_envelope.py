@@ -28,9 +28,10 @@ from urllib.parse import unquote
 
 from ._classify import _internal_failure, code_for_status, from_response
 from ._headers import HeaderView
-from ._hints import SCAN_WINDOW, hint_for, snippet
+from ._hints import hint_for
 from ._hints import where as http_where
 from ._outcome import Outcome
+from ._quote import SCAN_WINDOW, snippet
 from ._refine import (
     GRPC_NAMES,
     IDENTIFIERS,

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 from ._headers import HeaderView
-from ._hints import SPACE as _BLANK
+from ._quote import SPACE as _BLANK
 from ._retry_after import (
     RETRY_AFTER_CEILING,
     Clock,

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ._hints import SCAN_WINDOW
+from ._quote import SCAN_WINDOW
 
 __all__ = ["READ_CAP", "as_status", "response_parts"]
 

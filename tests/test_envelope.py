@@ -41,7 +41,8 @@ from agenterr._envelope import (
     Rule,
     from_envelope,
 )
-from agenterr._hints import SCAN_WINDOW, SNIPPET_CAP, TRUNCATED, hint_for, snippet
+from agenterr._hints import hint_for
+from agenterr._quote import SCAN_WINDOW, SNIPPET_CAP, TRUNCATED, snippet
 from agenterr._refine import GRPC_NAMES, IDENTIFIERS, PARSE_LIMIT, normalise
 
 from . import strategies as s

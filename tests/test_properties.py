@@ -15,7 +15,7 @@ from agenterr import (
     parse_retry_after,
     schema_invalid,
 )
-from agenterr._hints import SNIPPET_CAP, TRUNCATED
+from agenterr._quote import SNIPPET_CAP, TRUNCATED
 
 from . import strategies as s
 
@@ -109,7 +109,7 @@ _FRAGMENTS = [
 
 def _reference_snippet(body: object, cap: int = SNIPPET_CAP) -> str:
     """SPEC.md's pipeline, written plainly: window, drop a cut token, clean the window."""
-    from agenterr._hints import _CUT_TOKEN_CHARS, _window, clean
+    from agenterr._quote import _CUT_TOKEN_CHARS, _window, clean
 
     text, more = _window(body)
     if not text:
@@ -126,7 +126,7 @@ def _reference_snippet(body: object, cap: int = SNIPPET_CAP) -> str:
 @given(parts=st.lists(st.sampled_from(_FRAGMENTS), min_size=1, max_size=400))
 def test_fast_snippet_equals_the_plain_pipeline(parts: list[str]) -> None:
     """Cleaning only a prefix first (the fast path) never changes what is quoted."""
-    from agenterr._hints import snippet
+    from agenterr._quote import snippet
 
     body = "".join(parts)
     assert snippet(body) == _reference_snippet(body)
@@ -136,7 +136,7 @@ def test_fast_snippet_equals_the_plain_pipeline(parts: list[str]) -> None:
 def test_fast_snippet_escape_regression() -> None:
     """An OSC escape spanning the fast path's cut joins text across white space (found by
     differential fuzzing): such a head is never judged alone."""
-    from agenterr._hints import snippet
+    from agenterr._quote import snippet
 
     body = (
         "x" * 45
