@@ -46,7 +46,7 @@ _INVISIBLE = re.compile(
 # ANSI escape sequences: CSI (ESC [ or the C1 byte U+009B, parameters, final byte), OSC
 # (ESC ] ... BEL or ST), then any other two-character escape.
 _ANSI = re.compile(
-    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]{0,512}(?:\x07|\x1b\\)?|\x1b[@-_]?"
+    r"(?:\x1b\[|\x9b)[0-?]*+[ -/]*+[@-~]|\x1b\][^\x07\x1b]{0,512}+(?:\x07|\x1b\\)?|\x1b[@-_]?"
 )
 _ESCAPES = re.compile("[\x1b\x9b]")
 # White space is listed, not left to a regex engine's idea of \s, so that ports agree.
@@ -65,9 +65,14 @@ _STRONG_KEYS = (
 _WORD_KEYS = r"token|authorization"
 _SECRET_KEYS = f"{_STRONG_KEYS}|{_WORD_KEYS}"
 _TOKEN_CHARS = r"[A-Za-z0-9\-._~+/]"
+_NON_DIGIT_TOKEN_CHARS = r"[A-Za-z\-._~+/]"
 # A credential after an auth scheme: 8+ token characters with a digit, or 24+ without
-# one (so prose such as "Basic authentication required" is left alone).
-_CREDENTIAL = rf"(?:(?={_TOKEN_CHARS}*[0-9]){_TOKEN_CHARS}{{8,}}|{_TOKEN_CHARS}{{24,}})=*"
+# one (so prose such as "Basic authentication required" is left alone). Every quantifier
+# is possessive and every run ends where its class ends, so no match attempt backtracks
+# over a run: the cost is linear in the text (a test times each pattern on repetitions).
+_CREDENTIAL = (
+    rf"(?:(?={_NON_DIGIT_TOKEN_CHARS}*+[0-9]){_TOKEN_CHARS}{{8,}}+|{_TOKEN_CHARS}{{24,}}+)=*+"
+)
 # An unquoted value: up to the next separator, unless it is an auth scheme (rule 1
 # handles those) or an earlier redaction.
 _BARE_VALUE = r"""(?!(?:bearer|basic|token)(?:\s|\Z))(?!\[REDACTED\])[^\s"'&,;}\]]+"""
@@ -83,13 +88,21 @@ class _Rule:
     contains — a cheap test that skips the pattern on text that cannot match (lower-case
     literals are looked for in the lower-cased text, the rest as they are)."""
 
-    __slots__ = ("fold", "literals", "pattern", "replacement")
+    __slots__ = ("fold", "keeps", "literals", "pattern", "replacement")
 
     def __init__(self, pattern: str, replacement: str | None, literals: tuple[str, ...]) -> None:
         self.pattern = re.compile(pattern)
         self.replacement = replacement
         self.literals = literals
         self.fold = all(lit == lit.lower() for lit in literals)
+        self.keeps = "keep" in self.pattern.groupindex
+
+    def replace(self, match: re.Match[str]) -> str:
+        if self.keeps and match.group("keep") is not None:
+            return match.group(0)
+        if self.replacement is None:
+            return _redact_pair(match)
+        return match.expand(self.replacement)
 
     def applies(self, text: str, lowered: str) -> bool:
         haystack = lowered if self.fold else text
@@ -121,8 +134,16 @@ _REDACTIONS: tuple[_Rule, ...] = (
         None,
         ("token", "authorization"),
     ),
-    # JSON Web Tokens: three base64url segments, the first one a JSON object.
-    _Rule(r"(?a)\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*", REDACTED, ("eyJ",)),
+    # JSON Web Tokens: three base64url segments, the first one a JSON object. When the
+    # segments do not follow an "eyJ", the rest of its run is consumed and kept as it is:
+    # no later "eyJ" in that run can start a token either, and retrying from each one
+    # ("eyJ-eyJ-…") would rescan the run every time, quadratic in its length.
+    _Rule(
+        r"(?<![A-Za-z0-9_])eyJ(?:[A-Za-z0-9_-]{8,}+\.[A-Za-z0-9_-]{8,}+\.[A-Za-z0-9_-]*+"
+        r"|(?P<keep>[A-Za-z0-9_-]*+))",
+        REDACTED,
+        ("eyJ",),
+    ),
     # OpenAI and Anthropic keys (sk-…, sk-proj-…, sk-ant-…).
     _Rule(r"(?a)\bsk-[A-Za-z0-9_\-]{16,}", REDACTED, ("sk-",)),
     # Stripe secret and restricted keys.
@@ -270,8 +291,7 @@ def clean(text: str, cap: int) -> str:
     lowered = text.lower()
     for rule in _REDACTIONS:
         if rule.applies(text, lowered):
-            replacement = rule.replacement
-            text = rule.pattern.sub(_redact_pair if replacement is None else replacement, text)
+            text = rule.pattern.sub(rule.replace, text)
     if len(text) > cap:
         return text[:cap].rstrip() + TRUNCATED
     return text

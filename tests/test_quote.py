@@ -1,6 +1,11 @@
 """Quoting untrusted text: window, decoding, cleaning, redaction and the cap (SPEC.md 7)."""
 
+import re
+import time
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agenterr import Code, from_status
 from agenterr._quote import REDACTED, SCAN_WINDOW, SNIPPET_CAP, TRUNCATED, snippet
@@ -209,3 +214,124 @@ def test_redaction_prefilters_are_necessary() -> None:
         for rule in _REDACTIONS:
             if rule.pattern.search(text):
                 assert rule.applies(text, text.lower()), (rule.pattern.pattern, text)
+
+
+# --- linear time ------------------------------------------------------------------------------
+
+# Repetitions that make a backtracking pattern rescan the rest of the text from every start:
+# each rule's literals with the characters its runs are made of, separators and quotes.
+_TAILS = ("-", "a1", "=", ": a", '"', "/")
+_SHAPES = (
+    "eyJ-",
+    "eyJhbGciOiJIUzI1NiJ9.",
+    "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NSJ9",
+    "sk-",
+    "token ",
+    "token:a1",
+    "Bearer a1",
+    "Basic YTpi",
+    'password="',
+    "password: ",
+    '"api_key":"',
+    "a_",
+    "a1",
+    "\x1b[1",
+    "\x1b]",
+    "\x9b",
+    "\u200b",
+    " \t",
+)
+
+
+def _cost(function: object, text: str) -> float:
+    assert callable(function)
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        function(text)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def _adversarial(literals: tuple[str, ...]) -> list[str]:
+    units = list(_SHAPES)
+    for literal in literals:
+        for variant in {literal, literal.upper()}:
+            units += [variant + tail for tail in _TAILS]
+    return units
+
+
+def _assert_linear(function: object, units: list[str], label: str) -> None:
+    """Cost at 8n within 20× the cost at n (quadratic would be 64×), for every unit."""
+    size = 1000
+    for unit in units:
+        small = unit * (size // len(unit) + 1)
+        large = unit * (8 * size // len(unit) + 1)
+        for _attempt in range(3):  # a busy machine can stall one measurement
+            ratio = _cost(function, large) / max(_cost(function, small), 1e-7)
+            if ratio < 8 * 2.5:
+                break
+        else:
+            pytest.fail(f"{label}: cost grows {ratio:.0f}× for 8× the text of {unit!r}")
+
+
+def test_every_redaction_pattern_is_linear() -> None:
+    """Each redaction pattern costs linear time on repetitions of its own fragments."""
+    from agenterr._quote import _REDACTIONS
+
+    for index, rule in enumerate(_REDACTIONS):
+        units = _adversarial(rule.literals)
+        _assert_linear(lambda text, r=rule: r.pattern.sub("", text), units, f"rule {index + 1}")
+
+
+def test_cleaning_patterns_are_linear() -> None:
+    """The escape, invisible-character and white-space patterns, and clean itself, are
+    linear on repetitions of every fragment."""
+    from agenterr._quote import _ANSI, _INVISIBLE, SPACE, clean
+
+    units = _adversarial(("\x1b[", "\x1b]", "\x9b", "eyJ", "token", "password"))
+    for label, pattern in (("ansi", _ANSI), ("invisible", _INVISIBLE), ("space", SPACE)):
+        _assert_linear(lambda text, p=pattern: p.sub("", text), units, label)
+    _assert_linear(lambda text: clean(text, 10**6), units, "clean")
+
+
+def test_jwt_repetitions_cost_what_plain_text_costs() -> None:
+    """Regression: "eyJ-" repeated made the JWT rule rescan the run from every "eyJ"."""
+    body = "eyJ-" * 2048
+    plain = "abc " * 2048
+    ratio = _cost(lambda text: from_status(400, text), body) / _cost(
+        lambda text: from_status(400, text), plain
+    )
+    assert ratio < 10
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("id-eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NSJ9.sig x", f"id-{REDACTED} x"),
+        ("eyJabc.eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NSJ9.s", f"eyJabc.{REDACTED}"),
+        ("eyJ-eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NSJ9.s", REDACTED),
+        ("eyJ-" * 3 + "x", "eyJ-eyJ-eyJ-x"),
+        (
+            "xeyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NSJ9.s",
+            "xeyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NSJ9.s",
+        ),
+    ],
+)
+def test_jwt_rule_keeps_its_leftmost_semantics(raw: str, expected: str) -> None:
+    """The linear JWT rule redacts exactly what a backtracking search from every "eyJ" would."""
+    assert snippet(raw) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(["eyJ", "-", "_", ".", "a", "1", "abcdefgh", " ", "x"]), max_size=40)
+)
+def test_jwt_rule_equals_the_backtracking_search(parts: list[str]) -> None:
+    """On any mix of its fragments, the linear JWT rule agrees with the plain pattern."""
+    from agenterr._quote import _REDACTIONS
+
+    plain = re.compile(r"(?a)\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*")
+    (rule,) = [r for r in _REDACTIONS if r.literals == ("eyJ",)]
+    text = "".join(parts)
+    assert rule.pattern.sub(rule.replace, text) == plain.sub(REDACTED, text)
