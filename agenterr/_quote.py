@@ -8,10 +8,12 @@ step works on the window, never on the whole body, so a 100 MB body costs what 8
 
 from __future__ import annotations
 
+import base64
 import json
 import math
 import re
-from collections.abc import Iterator
+import string
+from collections.abc import Callable, Iterator
 
 __all__ = [
     "REDACTED",
@@ -32,16 +34,21 @@ TRUNCATED = "…[truncated]"
 REDACTED = "[REDACTED]"
 """Replaces anything that looks like a credential."""
 
-# C0/C1 controls (tab, newline and carriage return are folded as white space instead),
-# the soft hyphen, bidi marks, embeddings, overrides and isolates, zero-width characters,
-# the BOM, interlinear annotations, variation selectors and Unicode tag characters: none
-# of them belongs in a one-line quote, and each can hide or disguise text from a reader
-# (tag characters are a known way to smuggle instructions to a model). Lone surrogates
-# (from surrogateescape decoding or JSON escapes) cannot be written as UTF-8 at all.
+# C0/C1 controls (tab, newline and carriage return are folded as white space instead), every
+# format character (Unicode category Cf: the soft hyphen, bidi marks, embeddings, overrides
+# and isolates, zero-width characters, the BOM, prepended concatenation marks, interlinear
+# annotations, Egyptian, shorthand and musical format controls, tag characters), the other
+# default-ignorable code points (variation selectors, the combining grapheme joiner, Hangul
+# fillers, Khmer inherent vowels, Mongolian free variation selectors) and the blank Braille
+# pattern: none of them belongs in a one-line quote, and each can hide or disguise text from
+# a reader (tag characters are a known way to smuggle instructions to a model). Lone
+# surrogates (from surrogateescape decoding or JSON escapes) cannot be written as UTF-8.
 _INVISIBLE = re.compile(
-    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\xad\u061c\u180e\u200b-\u200f\u202a-\u202e"
-    "\u2060-\u2064\u2066-\u206f\ud800-\udfff\ufe00-\ufe0f\ufeff\ufff9-\ufffb"
-    "\U000e0000-\U000e007f\U000e0100-\U000e01ef]"
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\xad\u034f\u0600-\u0605\u061c\u06dd\u070f"
+    "\u0890\u0891\u08e2\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u206f\u2800\u3164\ud800-\udfff\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb"
+    "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+    "\U000e0000-\U000e0fff]"
 )
 # ANSI escape sequences: CSI (ESC [ or the C1 byte U+009B, parameters, final byte), OSC
 # (ESC ] ... BEL or ST), then any other two-character escape.
@@ -55,6 +62,13 @@ SPACE = re.compile("[\t\n\r \xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u300
 # run of these characters at a cut is dropped (str.rstrip, linear, unlike an anchored regex).
 _CUT_TOKEN_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-./+=:~"
 
+# --- redaction --------------------------------------------------------------------------------
+#
+# The key rules (1-5, 17, 18) are case-insensitive in ASCII only. Rather than (?i), which
+# keeps the regex engine from skipping ahead to a pattern's first characters and costs
+# several times more, they are written in lower case and searched in an ASCII-lower-cased
+# copy of the text (same length, so its spans are the text's spans).
+
 # Keys whose value is a secret whatever it looks like, and the two that are also common
 # words in error prose ("token: expired"), whose bare values must look generated.
 _STRONG_KEYS = (
@@ -63,108 +77,213 @@ _STRONG_KEYS = (
     r"refresh[_-]?token|id[_-]?token|session[_-]?token"
 )
 _WORD_KEYS = r"token|authorization"
-_SECRET_KEYS = f"{_STRONG_KEYS}|{_WORD_KEYS}"
-_TOKEN_CHARS = r"[A-Za-z0-9\-._~+/]"
-_NON_DIGIT_TOKEN_CHARS = r"[A-Za-z\-._~+/]"
-# A credential after an auth scheme: 8+ token characters with a digit, or 24+ without
-# one (so prose such as "Basic authentication required" is left alone). Every quantifier
-# is possessive and every run ends where its class ends, so no match attempt backtracks
-# over a run: the cost is linear in the text (a test times each pattern on repetitions).
+# Session cookies and API keys in query strings: keys only before "=", where they are
+# names rather than words of prose ("the session: expired" stays).
+_SESSION_KEYS = r"session(?:[_-]?id)?|sid|jsessionid|phpsessid"
+_QUERY_KEY = r"(?:(?<=[?&])|(?<=%26)|(?<=%3f)|(?<=\\u0026))key"
+# A key starts where no letter or digit precedes it, so a name may carry a prefix joined by
+# "_", "-" or "." (DB_PASSWORD, aws_secret_access_key, x-api-key) but "mysecret" is no key;
+# after a percent-escape or a JSON \u escape (%3Faccess_token, Go's \u0026api_key) too.
+_KEY_START = r"(?:(?<![a-z0-9])|(?<=%[0-9a-f][0-9a-f])|(?<=\\u00[0-9a-f][0-9a-f]))"
+_EQUALS = r"(?:=|%3d|\\u003d)"
+_TOKEN_CHARS = r"[a-z0-9\-._~+/]"
+_NON_DIGIT_TOKEN_CHARS = r"[a-z\-._~+/]"
+# A generated-looking credential: 8+ token characters with a digit, or 24+ without one (so
+# prose such as "Basic authentication required" is left alone). Every quantifier is
+# possessive and every run ends where its class ends, so no attempt backtracks over a run:
+# the cost is linear in the text (a test times each pattern on repetitions).
 _CREDENTIAL = (
     rf"(?:(?={_NON_DIGIT_TOKEN_CHARS}*+[0-9]){_TOKEN_CHARS}{{8,}}+|{_TOKEN_CHARS}{{24,}}+)=*+"
 )
 # An unquoted value: up to the next separator, unless it is an auth scheme (rule 1
-# handles those) or an earlier redaction.
-_BARE_VALUE = r"""(?!(?:bearer|basic|token)(?:\s|\Z))(?!\[REDACTED\])[^\s"'&,;}\]]+"""
-_QUOTED_VALUE = r""""[^"]*"?|'[^']*'?"""
+# handles those), an earlier redaction or an escaped quote (rule 3 redacted that value).
+_BARE_VALUE = r"""(?!(?:bearer|basic|token)(?:\s|\Z))(?!\[redacted\]|\\["'])[^\s"'&,;}\]]++"""
+# A quoted value up to its closing quote (or the end of the text), also JSON inside a JSON
+# string, where the quotes are escaped: \"value\".
+_QUOTED_VALUE = r""""[^"]*+"?|'[^']*+'?|\\"[^"]*+"?"""
+# Cookie pairs: "a=1; b=2" (a cookie value holds no space, quote or semicolon).
+_COOKIES = r"""(?:[^\s"';]|; ?)++"""
 
 
 def _key(keys: str, separator: str) -> str:
-    return rf"""(["']?\b(?:{keys})\b["']?\s*{separator}\s*)"""
+    return rf"""({_KEY_START}(?:{keys})\b(?:\\?["'])?\s*{separator}\s*)"""
+
+
+def _is_basic_credential(value: str) -> bool:
+    """Whether ``value`` is base64 of "user:password" (RFC 7617), however short."""
+    if len(value) % 4:
+        return False
+    try:
+        return b":" in base64.b64decode(value, validate=True)
+    except ValueError:
+        return False
 
 
 class _Rule:
-    """One redaction: a pattern, its replacement, and literals one of which any match
-    contains — a cheap test that skips the pattern on text that cannot match (lower-case
-    literals are looked for in the lower-cased text, the rest as they are)."""
+    """One redaction.
 
-    __slots__ = ("fold", "keeps", "literals", "pattern", "replacement")
+    Group 1 of a pattern, when it has one, is kept (a key and its separator); the rest of the
+    match is the value, replaced by the marker inside the value's own quotes. A match in
+    which the group named ``keep`` took part, or whose value ``accept`` refuses, is left as
+    it is. ``literals`` are strings one of which every match contains, in the lower-cased
+    text: a cheap test that skips the pattern on text that cannot match.
+    """
 
-    def __init__(self, pattern: str, replacement: str | None, literals: tuple[str, ...]) -> None:
-        self.pattern = re.compile(pattern)
-        self.replacement = replacement
+    __slots__ = ("accept", "fold", "keeps", "literals", "pattern")
+
+    def __init__(
+        self,
+        pattern: str,
+        literals: tuple[str, ...],
+        *,
+        fold: bool = False,
+        accept: Callable[[str], bool] | None = None,
+    ) -> None:
+        self.pattern = re.compile(("(?a)" if fold else "") + pattern)
         self.literals = literals
-        self.fold = all(lit == lit.lower() for lit in literals)
+        self.fold = fold
+        self.accept = accept
         self.keeps = "keep" in self.pattern.groupindex
 
-    def replace(self, match: re.Match[str]) -> str:
-        if self.keeps and match.group("keep") is not None:
-            return match.group(0)
-        if self.replacement is None:
-            return _redact_pair(match)
-        return match.expand(self.replacement)
+    def apply(self, text: str, lowered: str) -> str:
+        """``text`` with every match redacted (matched in ``lowered`` when folding)."""
+        pieces: list[str] = []
+        done = 0
+        for match in self.pattern.finditer(lowered if self.fold else text):
+            if self.keeps and match.group("keep") is not None:
+                continue
+            start, end = match.span()
+            if self.pattern.groups and match.group(1) is not None:
+                start = match.end(1)
+            value = text[start:end]
+            if self.accept is not None and not self.accept(value):
+                continue
+            quote = '\\"' if value.startswith('\\"') else value[:1] if value[:1] in "\"'" else ""
+            pieces += (text[done:start], quote, REDACTED, quote)
+            done = end
+        if not pieces:
+            return text
+        pieces.append(text[done:])
+        return "".join(pieces)
 
-    def applies(self, text: str, lowered: str) -> bool:
-        haystack = lowered if self.fold else text
-        return any(lit in haystack for lit in self.literals)
 
-
-# Literals that every match of a rule contains (each key of _STRONG_KEYS / _SECRET_KEYS
-# contains one of these; "[REDACTED]" contains none, so earlier rules cannot add any).
-_SCHEME_WORDS = ("bearer", "basic", "token")
-_STRONG_WORDS = ("pass", "pwd", "secret", "key", "token")
-_SECRET_WORDS = (*_STRONG_WORDS, "authorization")
-
-# (pattern, replacement) — each names the credential shape it targets. All patterns are
-# ASCII-only ((?a)) so that \b and (?i) mean the same in every port. A replacement of
-# None keeps the key and the value's quotes and redacts the value (_redact_pair).
+# Each rule names the credential shape it targets; SPEC 7.4 lists them in this order.
 _REDACTIONS: tuple[_Rule, ...] = (
-    # Authorization schemes: "Bearer <token>", "Basic <base64>", "Token <token>".
-    _Rule(rf"(?ai)\b(bearer|basic|token)\s+{_CREDENTIAL}", rf"\1 {REDACTED}", _SCHEME_WORDS),
-    # key=value (query strings, env files, code): any value.
-    _Rule(rf"(?ai){_key(_SECRET_KEYS, '=')}(?:{_QUOTED_VALUE}|{_BARE_VALUE})", None, _SECRET_WORDS),
-    # "key": "value" and key: 'value' (JSON, YAML): the quoted value, spaces and all.
-    _Rule(rf"(?ai){_key(_SECRET_KEYS, ':')}(?:{_QUOTED_VALUE})", None, _SECRET_WORDS),
-    # password: value, api_key: value … — any bare value: a password can be a plain word.
-    _Rule(rf"(?ai){_key(_STRONG_KEYS, ':')}(?:{_BARE_VALUE})", None, _STRONG_WORDS),
-    # token: value, authorization: value — a bare value only when it looks generated, so
+    # 1. Authorization schemes: "Bearer <token>", "Basic <base64>", "Token <token>".
+    _Rule(rf"(\b(?:bearer|basic|token)\s+){_CREDENTIAL}", ("bearer", "basic", "token"), fold=True),
+    # 2. key=value (query strings, env files, code, cookies): any value.
+    _Rule(
+        _key(f"{_STRONG_KEYS}|{_WORD_KEYS}|{_SESSION_KEYS}|{_QUERY_KEY}", _EQUALS)
+        + f"(?:{_QUOTED_VALUE}|{_BARE_VALUE})",
+        ("pass", "pwd", "secret", "key", "token", "auth", "sid", "session"),
+        fold=True,
+    ),
+    # 3. "key": "value" and key: 'value' (JSON, YAML): the quoted value, spaces and all.
+    _Rule(
+        _key(f"{_STRONG_KEYS}|{_WORD_KEYS}", ":") + f"(?:{_QUOTED_VALUE})",
+        ("pass", "pwd", "secret", "key", "token", "auth"),
+        fold=True,
+    ),
+    # 4. password: value, api_key: value … — any bare value: a password can be a plain word.
+    _Rule(
+        _key(_STRONG_KEYS, ":") + f"(?:{_BARE_VALUE})",
+        ("pass", "pwd", "secret", "key", "token"),
+        fold=True,
+    ),
+    # 5. token: value, authorization: value — a bare value only when it looks generated, so
     # prose such as "the token: is invalid" or "token: expired" survives.
     _Rule(
-        rf"(?ai){_key(_WORD_KEYS, ':')}(?:{_CREDENTIAL})(?![^\s\"'&,;}}\]])",
-        None,
+        _key(_WORD_KEYS, ":") + rf"(?:{_CREDENTIAL})(?![^\s\"'&,;}}\]])",
         ("token", "authorization"),
+        fold=True,
     ),
-    # JSON Web Tokens: three base64url segments, the first one a JSON object. When the
+    # 6. JSON Web Tokens: three base64url segments, the first one a JSON object. When the
     # segments do not follow an "eyJ", the rest of its run is consumed and kept as it is:
     # no later "eyJ" in that run can start a token either, and retrying from each one
     # ("eyJ-eyJ-…") would rescan the run every time, quadratic in its length.
     _Rule(
         r"(?<![A-Za-z0-9_])eyJ(?:[A-Za-z0-9_-]{8,}+\.[A-Za-z0-9_-]{8,}+\.[A-Za-z0-9_-]*+"
         r"|(?P<keep>[A-Za-z0-9_-]*+))",
-        REDACTED,
-        ("eyJ",),
+        ("eyj",),
     ),
-    # OpenAI and Anthropic keys (sk-…, sk-proj-…, sk-ant-…).
-    _Rule(r"(?a)\bsk-[A-Za-z0-9_\-]{16,}", REDACTED, ("sk-",)),
-    # Stripe secret and restricted keys.
-    _Rule(r"(?a)\b[rs]k_(?:live|test)_[A-Za-z0-9]{10,}", REDACTED, ("k_live_", "k_test_")),
-    # AWS access key ids.
+    # 7. OpenAI and Anthropic keys (sk-…, sk-proj-…, sk-ant-…).
+    _Rule(r"(?a)\bsk-[A-Za-z0-9_\-]{16,}+", ("sk-",)),
+    # 8. Stripe secret and restricted keys.
+    _Rule(r"(?a)\b[rs]k_(?:live|test)_[A-Za-z0-9]{10,}+", ("k_live_", "k_test_")),
+    # 9. AWS access key ids.
     _Rule(
         r"(?a)\b(?:AKIA|ASIA|ABIA|ACCA|AIDA|AROA)[0-9A-Z]{16}\b",
-        REDACTED,
-        ("AKIA", "ASIA", "ABIA", "ACCA", "AIDA", "AROA"),
+        ("akia", "asia", "abia", "acca", "aida", "aroa"),
     ),
-    # GitHub tokens, classic and fine-grained.
+    # 10. GitHub tokens, classic and fine-grained.
     _Rule(
-        r"(?a)\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})",
-        REDACTED,
+        r"(?a)\b(?:gh[pousr]_[A-Za-z0-9]{20,}+|github_pat_[A-Za-z0-9_]{20,}+)",
         ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
     ),
-    # Slack tokens.
-    _Rule(r"(?a)\bxox[abprse]-[A-Za-z0-9\-]{10,}", REDACTED, ("xox",)),
-    # Google API keys.
-    _Rule(r"(?a)\bAIza[0-9A-Za-z_\-]{30,}", REDACTED, ("AIza",)),
+    # 11. Slack tokens: bot, user and app-level.
+    _Rule(r"(?a)\b(?:xox[abprse]|xapp)-[A-Za-z0-9\-]{10,}+", ("xox", "xapp-")),
+    # 12. Google API keys.
+    _Rule(r"(?a)\bAIza[0-9A-Za-z_\-]{30,}+", ("aiza",)),
+    # 13. GitLab personal access tokens.
+    _Rule(r"(?a)\bglpat-[A-Za-z0-9_\-]{20,}+", ("glpat-",)),
+    # 14. Hugging Face tokens.
+    _Rule(r"(?a)\bhf_[A-Za-z0-9]{30,}+", ("hf_",)),
+    # 15. Webhook signing secrets (Stripe, Svix).
+    _Rule(r"(?a)\bwhsec_[A-Za-z0-9+/=]{20,}+", ("whsec_",)),
+    # 16. The password of a URL's user information: scheme://user:password@host. The
+    # password runs to the last "@" of the authority (a password may contain "@").
+    _Rule(r"""(://[^\s/?#@:"'<>]*+:)[^\s/?#"'<>]+(?=@)""", ("://",)),
+    # 17. Cookie and Set-Cookie headers: every pair of the value.
+    _Rule(
+        rf"""(\bcookie(?:\\?["'])?\s*:\s*)(?:{_QUOTED_VALUE}|{_COOKIES})""",
+        ("cookie",),
+        fold=True,
+    ),
+    # 18. Basic credentials too short for rule 1: base64 of "user:password".
+    _Rule(
+        r"(\bbasic\s+)[a-z0-9+/]{2,}+={0,2}+(?![a-z0-9\-._~+/=])",
+        ("basic",),
+        fold=True,
+        accept=_is_basic_credential,
+    ),
+    # 19. PEM private keys: what follows the BEGIN line, up to the END line or, when the
+    # window cut the key, to the end of the text. The two lines stay, so that cleaning a
+    # prefix of the text cut at a space quotes a prefix of the same result.
+    _Rule(
+        r"(-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----)(?:[^-]++|-(?!----END ))*+",
+        ("-----begin",),
+    ),
 )
+# Every literal, once, with the rules it opens: one pass of substring tests over the
+# lower-cased text decides which patterns run at all.
+_GATES: tuple[tuple[str, int], ...] = tuple(
+    (literal, sum(1 << index for index, rule in enumerate(_REDACTIONS) if literal in rule.literals))
+    for literal in dict.fromkeys(lit for rule in _REDACTIONS for lit in rule.literals)
+)
+_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+
+
+def _ascii_lower(text: str) -> str:
+    # str.lower() also folds non-ASCII letters, and can change the length ("İ").
+    return text.lower() if text.isascii() else text.translate(_ASCII_LOWER)
+
+
+def _redact(text: str) -> str:
+    lowered = _ascii_lower(text)
+    opened = 0
+    for literal, rules in _GATES:
+        if literal in lowered:
+            opened |= rules
+    index = 0
+    while opened:
+        if opened & 1:
+            redacted = _REDACTIONS[index].apply(text, lowered)
+            if redacted is not text:
+                text = redacted
+                lowered = _ascii_lower(text)
+        opened >>= 1
+        index += 1
+    return text
 
 
 def _decode(data: bytes) -> str:
@@ -274,27 +393,28 @@ def _window_of(body: object) -> tuple[str, bool]:
     return text[:SCAN_WINDOW], len(text) > SCAN_WINDOW
 
 
-def _redact_pair(match: re.Match[str]) -> str:
-    key, value = match.group(1), match.group(0)[len(match.group(1)) :]
-    quote = value[0] if value[:1] in {'"', "'"} else ""
-    return f"{key}{quote}{REDACTED}{quote}"
+def _visible(text: str) -> str:
+    """Steps 1-2 of cleaning: escape sequences and invisible characters removed."""
+    if "\x1b" in text or "\x9b" in text:
+        text = _ANSI.sub("", text)
+    if text.isascii() and text.isprintable():
+        return text  # the common case: no control character to remove
+    return _INVISIBLE.sub("", text)
+
+
+def _finish(text: str, cap: int) -> str:
+    """Steps 3-6 of cleaning: fold, trim, redact, cap."""
+    # Once the invisible characters are gone, str.split()'s white space is exactly SPACE's
+    # set (a test checks it), and split/join folds and trims in one C pass.
+    text = _redact(" ".join(text.split()))
+    if len(text) > cap:
+        return text[:cap].rstrip() + TRUNCATED
+    return text
 
 
 def clean(text: str, cap: int) -> str:
     """Strip, fold, redact and cap one piece of untrusted text (already windowed)."""
-    if "\x1b" in text or "\x9b" in text:
-        text = _ANSI.sub("", text)
-    text = _INVISIBLE.sub("", text)
-    # Once the invisible characters are gone, str.split()'s white space is exactly SPACE's
-    # set (a test checks it), and split/join folds and trims in one C pass.
-    text = " ".join(text.split())
-    lowered = text.lower()
-    for rule in _REDACTIONS:
-        if rule.applies(text, lowered):
-            text = rule.pattern.sub(rule.replace, text)
-    if len(text) > cap:
-        return text[:cap].rstrip() + TRUNCATED
-    return text
+    return _finish(_visible(text), cap)
 
 
 def snippet(body: object, cap: int = SNIPPET_CAP) -> str:
@@ -315,10 +435,13 @@ def snippet(body: object, cap: int = SNIPPET_CAP) -> str:
         quoted = clean(head, cap) if head and not _ESCAPES.search(head) else ""
         if quoted.endswith(TRUNCATED):
             return quoted
+    text = _visible(text)
     if more:
-        # Unless the whole window is one token (then the cap cuts it far earlier anyway).
+        # Invisible characters go first, or one inside a cut credential would stop the strip
+        # and leave the credential's head. Unless the whole window is one token (then the cap
+        # cuts it far earlier anyway).
         text = text.rstrip(_CUT_TOKEN_CHARS) or text
-    quoted = clean(text, cap)
+    quoted = _finish(text, cap)
     if more and quoted and not quoted.endswith(TRUNCATED):
         quoted += TRUNCATED
     return quoted

@@ -104,16 +104,28 @@ _FRAGMENTS = [
     "{",
     "}",
     ",",
+    "Cookie: sid=abc; ",
+    "Basic YTpi",
+    "https://admin:pw@",
+    "-----BEGIN RSA PRIVATE KEY-----",
+    "-----END RSA PRIVATE KEY-----",
+    "DB_PASSWORD=",
+    "\\u0026api_key=",
+    '\\"',
+    "\u3164",
 ]
 
 
 def _reference_snippet(body: object, cap: int = SNIPPET_CAP) -> str:
-    """SPEC.md's pipeline, written plainly: window, drop a cut token, clean the window."""
+    """SPEC.md's pipeline, written plainly: window, strip invisibles, drop a cut token,
+    clean the window."""
     from agenterr._quote import _CUT_TOKEN_CHARS, _window, clean
+    from agenterr._quote import _visible as visible
 
     text, more = _window(body)
     if not text:
         return ""
+    text = visible(text)
     if more:
         text = text.rstrip(_CUT_TOKEN_CHARS) or text
     quoted = clean(text, cap)
