@@ -64,10 +64,11 @@ _CUT_TOKEN_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01234567
 
 # --- redaction --------------------------------------------------------------------------------
 #
-# The key rules (1-5, 17, 18) are case-insensitive in ASCII only. Rather than (?i), which
-# keeps the regex engine from skipping ahead to a pattern's first characters and costs
-# several times more, they are written in lower case and searched in an ASCII-lower-cased
-# copy of the text (same length, so its spans are the text's spans).
+# Rules 1-5, 17 and 18 are case-insensitive in ASCII only. Rather than (?i), which keeps the
+# regex engine from skipping ahead to a pattern's first characters and costs several times
+# more, they are written in lower case and searched in an ASCII-lower-cased copy of the text
+# (same length, so its spans are the text's spans). A test compares the whole fast path
+# (prefilters, the copy, the key-start test) with the plain patterns applied in order.
 
 # Keys whose value is a secret whatever it looks like, and the two that are also common
 # words in error prose ("token: expired"), whose bare values must look generated.
@@ -80,7 +81,7 @@ _WORD_KEYS = r"token|authorization"
 # Session cookies and API keys in query strings: keys only before "=", where they are
 # names rather than words of prose ("the session: expired" stays).
 _SESSION_KEYS = r"session(?:[_-]?id)?|sid|jsessionid|phpsessid"
-_QUERY_KEY = r"(?:(?<=[?&])|(?<=%26)|(?<=%3f)|(?<=\\u0026))key"
+_QUERY_KEY = r"key(?:(?<=[?&]key)|(?<=%26key)|(?<=%3fkey)|(?<=\\u0026key))"
 # A key starts where no letter or digit precedes it, so a name may carry a prefix joined by
 # "_", "-" or "." (DB_PASSWORD, aws_secret_access_key, x-api-key) but "mysecret" is no key;
 # after a percent-escape or a JSON \u escape (%3Faccess_token, Go's \u0026api_key) too.
@@ -109,6 +110,21 @@ def _key(keys: str, separator: str) -> str:
     return rf"""({_KEY_START}(?:{keys})\b(?:\\?["'])?\s*{separator}\s*)"""
 
 
+_ALNUM = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+_HEX_PAIRS = frozenset(a + b for a in "0123456789abcdef" for b in "0123456789abcdef")
+
+
+def _key_starts(lowered: str, index: int) -> bool:
+    """Whether a key may start at ``index`` of the lower-cased text, as _KEY_START says
+    (tested here rather than in the pattern, which then starts with its key words and
+    lets the regex engine skip to the next possible first letter)."""
+    if index == 0 or lowered[index - 1] not in _ALNUM:
+        return True
+    if index < 3 or lowered[index - 2 : index] not in _HEX_PAIRS:
+        return False
+    return lowered[index - 3] == "%" or (index >= 6 and lowered[index - 6 : index - 2] == "\\u00")
+
+
 def _is_basic_credential(value: str) -> bool:
     """Whether ``value`` is base64 of "user:password" (RFC 7617), however short."""
     if len(value) % 4:
@@ -129,7 +145,7 @@ class _Rule:
     text: a cheap test that skips the pattern on text that cannot match.
     """
 
-    __slots__ = ("accept", "fold", "keeps", "literals", "pattern")
+    __slots__ = ("accept", "fold", "keeps", "keyed", "literals", "pattern", "search")
 
     def __init__(
         self,
@@ -139,17 +155,43 @@ class _Rule:
         fold: bool = False,
         accept: Callable[[str], bool] | None = None,
     ) -> None:
-        self.pattern = re.compile(("(?a)" if fold else "") + pattern)
+        self.pattern = re.compile(pattern, re.ASCII)
         self.literals = literals
         self.fold = fold
         self.accept = accept
         self.keeps = "keep" in self.pattern.groupindex
+        self.keyed = _KEY_START in pattern
+        # The pattern searched: the same language, but starting with a letter, so that the
+        # regex engine skips ahead to where that letter occurs; a word boundary before the
+        # letter becomes a look-behind after it, and a key's start is tested in _matches.
+        fast = pattern.replace(_KEY_START, "")
+        for boundary in (r"\b", r"(?<![A-Za-z0-9_])"):
+            fast = re.sub(
+                rf"^(\(?){re.escape(boundary)}([A-Za-z])",
+                r"\1\2(?<![A-Za-z0-9_].)",
+                fast,
+            )
+        self.search = re.compile(fast, re.ASCII)
+
+    def _matches(self, subject: str) -> Iterator[re.Match[str]]:
+        if not self.keyed:
+            yield from self.search.finditer(subject)
+            return
+        # The leftmost match whose key may start where it does: what self.pattern finds.
+        search = self.search.search
+        position = 0
+        while (match := search(subject, position)) is not None:
+            if _key_starts(subject, match.start()):
+                yield match
+                position = match.end()
+            else:
+                position = match.start() + 1
 
     def apply(self, text: str, lowered: str) -> str:
         """``text`` with every match redacted (matched in ``lowered`` when folding)."""
         pieces: list[str] = []
         done = 0
-        for match in self.pattern.finditer(lowered if self.fold else text):
+        for match in self._matches(lowered if self.fold else text):
             if self.keeps and match.group("keep") is not None:
                 continue
             start, end = match.span()
@@ -170,7 +212,11 @@ class _Rule:
 # Each rule names the credential shape it targets; SPEC 7.4 lists them in this order.
 _REDACTIONS: tuple[_Rule, ...] = (
     # 1. Authorization schemes: "Bearer <token>", "Basic <base64>", "Token <token>".
-    _Rule(rf"(\b(?:bearer|basic|token)\s+){_CREDENTIAL}", ("bearer", "basic", "token"), fold=True),
+    _Rule(
+        rf"(\b(?:bearer|basic|token)\s+){_CREDENTIAL}",
+        ("bearer ", "basic ", "token "),
+        fold=True,
+    ),
     # 2. key=value (query strings, env files, code, cookies): any value.
     _Rule(
         _key(f"{_STRONG_KEYS}|{_WORD_KEYS}|{_SESSION_KEYS}|{_QUERY_KEY}", _EQUALS)
@@ -194,7 +240,7 @@ _REDACTIONS: tuple[_Rule, ...] = (
     # prose such as "the token: is invalid" or "token: expired" survives.
     _Rule(
         _key(_WORD_KEYS, ":") + rf"(?:{_CREDENTIAL})(?![^\s\"'&,;}}\]])",
-        ("token", "authorization"),
+        ("token", "auth"),
         fold=True,
     ),
     # 6. JSON Web Tokens: three base64url segments, the first one a JSON object. When the
@@ -207,29 +253,29 @@ _REDACTIONS: tuple[_Rule, ...] = (
         ("eyj",),
     ),
     # 7. OpenAI and Anthropic keys (sk-…, sk-proj-…, sk-ant-…).
-    _Rule(r"(?a)\bsk-[A-Za-z0-9_\-]{16,}+", ("sk-",)),
+    _Rule(r"\bsk-[A-Za-z0-9_\-]{16,}+", ("sk-",)),
     # 8. Stripe secret and restricted keys.
-    _Rule(r"(?a)\b[rs]k_(?:live|test)_[A-Za-z0-9]{10,}+", ("k_live_", "k_test_")),
+    _Rule(r"\b[rs]k_(?:live|test)_[A-Za-z0-9]{10,}+", ("k_live_", "k_test_")),
     # 9. AWS access key ids.
     _Rule(
-        r"(?a)\b(?:AKIA|ASIA|ABIA|ACCA|AIDA|AROA)[0-9A-Z]{16}\b",
+        r"\bA(?:KIA|SIA|BIA|CCA|IDA|ROA)[0-9A-Z]{16}\b",
         ("akia", "asia", "abia", "acca", "aida", "aroa"),
     ),
     # 10. GitHub tokens, classic and fine-grained.
     _Rule(
-        r"(?a)\b(?:gh[pousr]_[A-Za-z0-9]{20,}+|github_pat_[A-Za-z0-9_]{20,}+)",
+        r"\bg(?:h[pousr]_[A-Za-z0-9]{20,}+|ithub_pat_[A-Za-z0-9_]{20,}+)",
         ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
     ),
     # 11. Slack tokens: bot, user and app-level.
-    _Rule(r"(?a)\b(?:xox[abprse]|xapp)-[A-Za-z0-9\-]{10,}+", ("xox", "xapp-")),
+    _Rule(r"\bx(?:ox[abprse]|app)-[A-Za-z0-9\-]{10,}+", ("xox", "xapp-")),
     # 12. Google API keys.
-    _Rule(r"(?a)\bAIza[0-9A-Za-z_\-]{30,}+", ("aiza",)),
+    _Rule(r"\bAIza[0-9A-Za-z_\-]{30,}+", ("aiza",)),
     # 13. GitLab personal access tokens.
-    _Rule(r"(?a)\bglpat-[A-Za-z0-9_\-]{20,}+", ("glpat-",)),
+    _Rule(r"\bglpat-[A-Za-z0-9_\-]{20,}+", ("glpat-",)),
     # 14. Hugging Face tokens.
-    _Rule(r"(?a)\bhf_[A-Za-z0-9]{30,}+", ("hf_",)),
+    _Rule(r"\bhf_[A-Za-z0-9]{30,}+", ("hf_",)),
     # 15. Webhook signing secrets (Stripe, Svix).
-    _Rule(r"(?a)\bwhsec_[A-Za-z0-9+/=]{20,}+", ("whsec_",)),
+    _Rule(r"\bwhsec_[A-Za-z0-9+/=]{20,}+", ("whsec_",)),
     # 16. The password of a URL's user information: scheme://user:password@host. The
     # password runs to the last "@" of the authority (a password may contain "@").
     _Rule(r"""(://[^\s/?#@:"'<>]*+:)[^\s/?#"'<>]+(?=@)""", ("://",)),
@@ -242,7 +288,7 @@ _REDACTIONS: tuple[_Rule, ...] = (
     # 18. Basic credentials too short for rule 1: base64 of "user:password".
     _Rule(
         r"(\bbasic\s+)[a-z0-9+/]{2,}+={0,2}+(?![a-z0-9\-._~+/=])",
-        ("basic",),
+        ("basic ",),
         fold=True,
         accept=_is_basic_credential,
     ),
@@ -254,11 +300,55 @@ _REDACTIONS: tuple[_Rule, ...] = (
         ("-----begin",),
     ),
 )
-# Every literal, once, with the rules it opens: one pass of substring tests over the
-# lower-cased text decides which patterns run at all.
+# Which rules run at all is decided by cheap necessary conditions, tested on the
+# lower-cased text (or, for capitals, on the text): a substring test per literal, and for a
+# family of literals with a common start, one search that the regex engine begins by
+# skipping to that start, as fast as a substring test. A key rule also needs its key word
+# followed, within a few letters, by a separator: that spares typical error prose ("tokens
+# per minute", "Invalid API key provided") the key patterns themselves.
+# Each key word, completed to every key that contains it (what precedes it in a key is
+# left to the key-start test), then the separator.
+_KEY_WORDS = {
+    "pass": "pass(?:word|wd|phrase)",
+    "pwd": "pwd",
+    "secret": "secret(?:[_-]?key)?",
+    "key": "key",
+    "token": "token",
+    "auth": "auth(?:orization|[_-]?token)",
+    "session": "session(?:[_-]?id|[_-]?token)?",
+    "sid": "sid",
+    "cookie": "cookie",
+}
+_SEPARATOR = r"""\b(?:\\?["'])?\s*(?:[:=]|%3d|\\u003d)"""
+_FAMILIES: tuple[tuple[re.Pattern[str], bool, tuple[str, ...]], ...] = (
+    *((re.compile(f"(?a){key}{_SEPARATOR}"), False, (word,)) for word, key in _KEY_WORDS.items()),
+    (re.compile("k_(?:live|test)_"), False, ("k_live_", "k_test_")),
+    (
+        re.compile("A(?:KIA|SIA|BIA|CCA|IDA|ROA|Iza)"),
+        True,
+        ("akia", "asia", "abia", "acca", "aida", "aroa", "aiza"),
+    ),
+    (
+        re.compile("g(?:h[pousr]_|ithub_pat_)"),
+        False,
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+    ),
+    (re.compile("x(?:ox|app-)"), False, ("xox", "xapp-")),
+)
+
+
+def _opens(literals: tuple[str, ...]) -> int:
+    return sum(1 << i for i, rule in enumerate(_REDACTIONS) if set(literals) & set(rule.literals))
+
+
+_IN_FAMILY = {literal for _, _, literals in _FAMILIES for literal in literals}
 _GATES: tuple[tuple[str, int], ...] = tuple(
-    (literal, sum(1 << index for index, rule in enumerate(_REDACTIONS) if literal in rule.literals))
+    (literal, _opens((literal,)))
     for literal in dict.fromkeys(lit for rule in _REDACTIONS for lit in rule.literals)
+    if literal not in _IN_FAMILY
+)
+_FAMILY_GATES = tuple(
+    (pattern.search, original, _opens(literals)) for pattern, original, literals in _FAMILIES
 )
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 
@@ -271,8 +361,10 @@ def _ascii_lower(text: str) -> str:
 def _redact(text: str) -> str:
     lowered = _ascii_lower(text)
     opened = 0
-    for literal, rules in _GATES:
-        if literal in lowered:
+    for rules in [rules for literal, rules in _GATES if literal in lowered]:
+        opened |= rules
+    for search, original, rules in _FAMILY_GATES:
+        if search(text if original else lowered):
             opened |= rules
     index = 0
     while opened:

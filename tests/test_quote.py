@@ -473,3 +473,97 @@ def test_window_cut_credential_with_interleaved_invisibles_is_dropped(hidden: st
     quoted = snippet(body)
     assert quoted == "key is" + TRUNCATED
     assert "abcd" not in quoted
+
+
+# --- the fast redaction path is the plain one -------------------------------------------------
+
+
+def _plain_redact(text: str) -> str:
+    """SPEC 7.4 applied naively: every rule's pattern over the whole text, in order,
+    case-insensitive ones with (?i), no prefilter, no lower-cased copy."""
+    from agenterr._quote import _REDACTIONS
+
+    for rule in _REDACTIONS:
+        pattern = re.compile(rule.pattern.pattern, re.ASCII | (re.IGNORECASE if rule.fold else 0))
+
+        def replace(match: re.Match[str], rule: object = rule) -> str:
+            assert hasattr(rule, "accept")
+            if "keep" in match.re.groupindex and match.group("keep") is not None:
+                return match.group(0)
+            key = match.group(1) if match.re.groups and match.group(1) is not None else ""
+            value = match.group(0)[len(key) :]
+            if rule.accept is not None and not rule.accept(value):
+                return match.group(0)
+            quote = '\\"' if value.startswith('\\"') else value[:1] if value[:1] in "\"'" else ""
+            return f"{key}{quote}{REDACTED}{quote}"
+
+        text = pattern.sub(replace, text)
+    return text
+
+
+_REDACTION_FRAGMENTS = [
+    " ",
+    "a",
+    "x1",
+    "_",
+    "-",
+    ".",
+    ":",
+    "=",
+    '"',
+    "'",
+    "\\",
+    "&",
+    "?",
+    "%3D",
+    "%26",
+    "\\u0026",
+    ";",
+    "@",
+    "/",
+    "Bearer ",
+    "basic ",
+    "YTpi",
+    "token",
+    "TOKEN",
+    "password",
+    "Api_Key",
+    "secret",
+    "session",
+    "sid",
+    "key",
+    "Cookie",
+    "DB_",
+    "authorization",
+    "abc12345",
+    "abcdefghijklmnopqrstuvwxyz",
+    "eyJhbGciOiJIUzI1NiJ9",
+    "sk-",
+    "sk_live_",
+    "AKIA",
+    "IOSFODNN7EXAMPLE",
+    "ghp_",
+    "github_pat_",
+    "xoxb-",
+    "xapp-",
+    "AIza",
+    "glpat-",
+    "hf_",
+    "whsec_",
+    "https://",
+    "-----BEGIN RSA PRIVATE KEY-----",
+    "-----END RSA PRIVATE KEY-----",
+    "[REDACTED]",
+    "é",
+    "\u212a",
+]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(_REDACTION_FRAGMENTS), max_size=30))
+def test_fast_redaction_equals_the_plain_rules(parts: list[str]) -> None:
+    """Prefilters, the lower-cased copy and the key-start test never change a redaction."""
+    from agenterr._quote import _redact
+
+    text = " ".join("".join(parts).split())
+    assert _redact(text) == _plain_redact(text)
