@@ -187,11 +187,12 @@ class _Rule:
             else:
                 position = match.start() + 1
 
-    def apply(self, text: str, lowered: str) -> str:
-        """``text`` with every match redacted (matched in ``lowered`` when folding)."""
+    def apply(self, text: str, view: str, lowered: str) -> str:
+        """``text`` with every match redacted, matched in its view (_view), lower-cased when
+        folding."""
         pieces: list[str] = []
         done = 0
-        for match in self._matches(lowered if self.fold else text):
+        for match in self._matches(lowered if self.fold else view):
             if self.keeps and match.group("keep") is not None:
                 continue
             start, end = match.span()
@@ -358,21 +359,32 @@ def _ascii_lower(text: str) -> str:
     return text.lower() if text.isascii() else text.translate(_ASCII_LOWER)
 
 
+def _view(text: str) -> str:
+    """What the patterns see: ``text`` with each JSON escape \\n, \\r, \\t as two spaces, so
+    that a key or token after an escaped line break in a JSON string starts a word (the
+    same length, so the view's spans are the text's)."""
+    if "\\" not in text:
+        return text
+    return text.replace("\\n", "  ").replace("\\r", "  ").replace("\\t", "  ")
+
+
 def _redact(text: str) -> str:
-    lowered = _ascii_lower(text)
+    view = _view(text)
+    lowered = _ascii_lower(view)
     opened = 0
     for rules in [rules for literal, rules in _GATES if literal in lowered]:
         opened |= rules
     for search, original, rules in _FAMILY_GATES:
-        if search(text if original else lowered):
+        if search(view if original else lowered):
             opened |= rules
     index = 0
     while opened:
         if opened & 1:
-            redacted = _REDACTIONS[index].apply(text, lowered)
+            redacted = _REDACTIONS[index].apply(text, view, lowered)
             if redacted is not text:
                 text = redacted
-                lowered = _ascii_lower(text)
+                view = _view(text)
+                lowered = _ascii_lower(view)
         opened >>= 1
         index += 1
     return text

@@ -1,13 +1,16 @@
 """Quoting untrusted text: window, decoding, cleaning, redaction and the cap (SPEC.md 7)."""
 
+import base64
+import json
 import re
 import time
+from typing import NamedTuple
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agenterr import Code, from_status
+from agenterr import Code, from_error, from_status, schema_invalid
 from agenterr._quote import REDACTED, SCAN_WINDOW, SNIPPET_CAP, TRUNCATED, snippet
 
 
@@ -295,7 +298,7 @@ def test_redaction_prefilters_are_necessary() -> None:
     for text in samples:
         lowered = _ascii_lower(text)
         for rule in _REDACTIONS:
-            if rule.apply(text, lowered) != text:
+            if rule.apply(text, text, lowered) != text:
                 assert any(lit in lowered for lit in rule.literals), (rule.pattern.pattern, text)
 
 
@@ -365,7 +368,7 @@ def test_every_redaction_pattern_is_linear() -> None:
     for index, rule in enumerate(_REDACTIONS):
         units = _adversarial(rule.literals)
         _assert_linear(
-            lambda text, r=rule: r.apply(text, _ascii_lower(text)), units, f"rule {index + 1}"
+            lambda text, r=rule: r.apply(text, text, _ascii_lower(text)), units, f"rule {index + 1}"
         )
 
 
@@ -419,7 +422,7 @@ def test_jwt_rule_equals_the_backtracking_search(parts: list[str]) -> None:
     plain = re.compile(r"(?a)\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*")
     (rule,) = [r for r in _REDACTIONS if r.literals == ("eyj",)]
     text = "".join(parts)
-    assert rule.apply(text, text.lower()) == plain.sub(REDACTED, text)
+    assert rule.apply(text, text, text.lower()) == plain.sub(REDACTED, text)
 
 
 # --- invisible characters ---------------------------------------------------------------------
@@ -479,30 +482,32 @@ def test_window_cut_credential_with_interleaved_invisibles_is_dropped(hidden: st
 
 
 def _plain_redact(text: str) -> str:
-    """SPEC 7.4 applied naively: every rule's pattern over the whole text, in order,
-    case-insensitive ones with (?i), no prefilter, no lower-cased copy."""
+    """SPEC 7.4 applied naively: every rule's pattern over the whole view of the text, in
+    order, case-insensitive ones with (?i), no prefilter, no lower-cased copy."""
     from agenterr._quote import _REDACTIONS
 
     for rule in _REDACTIONS:
+        view = text.replace("\\n", "  ").replace("\\r", "  ").replace("\\t", "  ")
         pattern = re.compile(rule.pattern.pattern, re.ASCII | (re.IGNORECASE if rule.fold else 0))
-
-        def replace(match: re.Match[str], rule: object = rule) -> str:
-            assert hasattr(rule, "accept")
-            if "keep" in match.re.groupindex and match.group("keep") is not None:
-                return match.group(0)
-            key = match.group(1) if match.re.groups and match.group(1) is not None else ""
-            value = match.group(0)[len(key) :]
+        pieces, done = [], 0
+        for match in pattern.finditer(view):
+            if "keep" in pattern.groupindex and match.group("keep") is not None:
+                continue
+            start = match.end(1) if pattern.groups and match.group(1) is not None else match.start()
+            value = text[start : match.end()]
             if rule.accept is not None and not rule.accept(value):
-                return match.group(0)
+                continue
             quote = '\\"' if value.startswith('\\"') else value[:1] if value[:1] in "\"'" else ""
-            return f"{key}{quote}{REDACTED}{quote}"
-
-        text = pattern.sub(replace, text)
+            pieces += [text[done:start], quote, REDACTED, quote]
+            done = match.end()
+        text = "".join([*pieces, text[done:]])
     return text
 
 
 _REDACTION_FRAGMENTS = [
     " ",
+    "\\n",
+    "\\t",
     "a",
     "x1",
     "_",
@@ -567,3 +572,222 @@ def test_fast_redaction_equals_the_plain_rules(parts: list[str]) -> None:
 
     text = " ".join("".join(parts).split())
     assert _redact(text) == _plain_redact(text)
+
+
+# --- property: no credential of a claimed shape survives any quoting path ----------------------
+
+
+class Credential(NamedTuple):
+    """A credential as it appears in text, and the secret part that must never be quoted."""
+
+    text: str
+    secret: str
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _core(pairs_min: int, pairs_max: int, letters: str = _LETTERS) -> st.SearchStrategy[str]:
+    """A generated secret: letter-digit pairs, so no part of it reads as template prose."""
+    pair = st.tuples(st.sampled_from(letters), st.sampled_from("0123456789")).map("".join)
+    return st.lists(pair, min_size=pairs_min, max_size=pairs_max).map("".join)
+
+
+_KEYS = [
+    "password", "passwd", "pwd", "passphrase", "secret", "client_secret", "client-secret",
+    "api_key", "api-key", "apikey", "access_key", "secret_key", "private_key", "access_token",
+    "auth_token", "refresh_token", "id_token", "session_token", "token", "authorization",
+]  # fmt: skip
+_PREFIXES = ["", "DB_", "aws_", "OPENAI_", "GITHUB_", "user_", "x-", "my.app."]
+_KEY_FORMATS = [
+    "{k}={v}",
+    "{k}: {v}",
+    '"{k}": "{v}"',
+    "{k}='{v}'",
+    "\\u0026{k}={v}",
+    "%3F{k}%3D{v}",
+    "?{k}={v}&x=1",
+]
+
+
+@st.composite
+def _keyed(draw: st.DrawFn) -> Credential:
+    key = draw(st.sampled_from(_PREFIXES)) + draw(st.sampled_from(_KEYS))
+    key = draw(st.sampled_from([key, key.upper(), key.lower()]))
+    value = draw(_core(8, 10))
+    return Credential(draw(st.sampled_from(_KEY_FORMATS)).format(k=key, v=value), value)
+
+
+@st.composite
+def _basic(draw: st.DrawFn) -> Credential:
+    user = draw(st.text(_LETTERS + "0123456789", min_size=1, max_size=8))
+    password = draw(st.text(_LETTERS + "0123456789!", min_size=1, max_size=12))
+    encoded = base64.b64encode(f"{user}:{password}".encode()).decode()
+    return Credential(f"{draw(st.sampled_from(['Basic', 'basic', 'BASIC']))} {encoded}", encoded)
+
+
+@st.composite
+def _prefixed(draw: st.DrawFn) -> Credential:
+    """A token recognised by its prefix alone."""
+    prefix, pairs, letters = draw(
+        st.sampled_from(
+            [
+                ("sk-", 8, _LETTERS),
+                ("sk-proj-", 8, _LETTERS),
+                ("sk-ant-api03-", 8, _LETTERS),
+                ("sk_live_", 5, _LETTERS),
+                ("rk_test_", 5, _LETTERS),
+                ("AKIA", 8, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"),
+                ("ASIA", 8, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"),
+                ("ghp_", 10, _LETTERS),
+                ("github_pat_11A", 10, _LETTERS),
+                ("xoxb-1234-", 5, _LETTERS),
+                ("xapp-1-A01-", 5, _LETTERS),
+                ("AIza", 15, _LETTERS),
+                ("glpat-", 10, _LETTERS),
+                ("hf_", 15, _LETTERS),
+                ("whsec_", 10, _LETTERS),
+            ]
+        )
+    )
+    core = draw(_core(pairs, pairs + 2, letters))
+    if prefix in ("AKIA", "ASIA"):
+        core = core[:16]
+    return Credential(prefix + core, core)
+
+
+@st.composite
+def _other(draw: st.DrawFn) -> Credential:
+    core = draw(_core(8, 10))
+    shape = draw(st.sampled_from(range(8)))
+    if shape == 0:
+        scheme = draw(st.sampled_from(["Bearer", "bearer", "Token", "BEARER"]))
+        return Credential(f"{scheme} {core}", core)
+    if shape == 1:
+        return Credential(f"eyJ{core}.eyJ{core[::-1]}.{core[:6]}", core)
+    if shape == 2:
+        user = draw(st.sampled_from(["admin", "", "u"]))
+        return Credential(f"https://{user}:{core}@example.com/v1", core)
+    if shape == 3:
+        return Credential(f"Cookie: theme=dark; sid={core}; lang=en", core)
+    if shape == 4:
+        return Credential(f"Set-Cookie: session={core}; Path=/; HttpOnly", core)
+    if shape == 5:
+        name = draw(st.sampled_from(["session", "sid", "sessionid", "PHPSESSID", "connect.sid"]))
+        return Credential(f"{name}={core}", core)
+    if shape == 6:
+        key = draw(st.sampled_from(["?key=", "&key="]))
+        return Credential(f"/maps{key}{core}", core)
+    kind = draw(st.sampled_from(["", "RSA ", "EC ", "OPENSSH ", "ENCRYPTED "]))
+    lines = "\n".join([core, core[::-1], core])
+    return Credential(
+        f"-----BEGIN {kind}PRIVATE KEY-----\n{lines}\n-----END {kind}PRIVATE KEY-----", core
+    )
+
+
+credential_strategy: st.SearchStrategy[Credential] = st.one_of(
+    _keyed(), _basic(), _prefixed(), _other()
+)
+"""Credentials of every shape SPEC 7.4 claims to redact (reusable by other test modules)."""
+
+_WORDS = st.lists(
+    st.sampled_from(["error", "request", "failed", "the", "value", "is", "invalid", "(x)", ":"]),
+    max_size=12,
+).map(" ".join)
+_HIDDEN = st.sampled_from(
+    ["\u200b", "\u2060", "\ufeff", "\u00ad", "\u3164", "\U000e0041", "\u0600"]
+)
+
+
+@st.composite
+def _interleave(draw: st.DrawFn, text: str) -> str:
+    """``text`` with invisible characters woven in at random places."""
+    chars = list(text)
+    for _ in range(draw(st.integers(1, 4))):
+        chars.insert(draw(st.integers(0, len(chars))), draw(_HIDDEN))
+    return "".join(chars)
+
+
+@st.composite
+def embedded_credential_strategy(draw: st.DrawFn) -> tuple[str, str]:
+    """(body, secret): a credential inside prose, JSON or a query string, possibly with
+    invisible characters woven in, possibly cut by the scan window."""
+    credential = draw(credential_strategy)
+    text = credential.text
+    if draw(st.booleans()):
+        text = draw(_interleave(text))
+    before, after = draw(_WORDS), draw(_WORDS)
+    separator = draw(st.sampled_from([" ", "\n", ", ", "\t", " ("]))
+    context = draw(st.sampled_from(["prose", "json", "query"]))
+    if context == "prose":
+        body = f"{before}{separator}{text}{separator}{after}"
+    elif context == "json":
+        message = f"{before}{separator}{text}{separator}{after}"
+        body = json.dumps({"error": {"message": message, "code": 400}}, ensure_ascii=False)
+    else:
+        body = f"GET /v1/items?limit=10&q={text}&page=2 {after}"
+    if draw(st.booleans()):
+        # Cut by the window somewhere inside the credential.
+        written = json.dumps(text, ensure_ascii=False)[1:-1] if context == "json" else text
+        # Late in the credential more often, where a surviving head would be longest.
+        offset = draw(
+            st.integers(1, len(written) - 1) | st.integers(len(written) // 2, len(written) - 1)
+        )
+        cut = body.index(written) + offset
+        if draw(st.booleans()):
+            # An invisible character just before the cut, inside what the cut leaves.
+            at = cut - draw(st.integers(1, min(8, offset)))
+            body, cut = body[:at] + draw(_HIDDEN) + body[at:], cut + 1
+        # White space and invisible characters fill the window and clean to nothing, so
+        # what the cut leaves is quoted rather than capped away.
+        filler = (draw(st.sampled_from([" ", "\n", " \u200b", "\r\n"])) * SCAN_WINDOW)[
+            : SCAN_WINDOW - cut
+        ]
+        body = filler + body
+    return body, credential.secret
+
+
+def _assert_hidden(secret: str, *texts: str) -> None:
+    for text in texts:
+        assert secret not in text, (secret, text)
+        for start in range(len(secret) - 5):
+            assert secret[start : start + 6] not in text, (secret, text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(embedded_credential_strategy(), st.sampled_from([400, 401, 404, 422, 429, 500, 503]))
+def test_no_credential_survives_a_status_hint(case: tuple[str, str], status: int) -> None:
+    """Whatever the shape and however it is embedded, no credential reaches the hint of
+    from_status, its str() or its wire form, as text or as bytes."""
+    body, secret = case
+    for quoted in (body, body.encode()):
+        outcome = from_status(status, quoted)
+        _assert_hidden(secret, outcome.llm_hint, str(outcome), outcome.to_json())
+
+
+@settings(max_examples=300, deadline=None)
+@given(embedded_credential_strategy())
+def test_no_credential_survives_error_and_schema_hints(case: tuple[str, str]) -> None:
+    """The HTTP client's message (from_error), a response body carried by an exception and a
+    schema problem (schema_invalid) are quoted through the same gate."""
+    httpx = pytest.importorskip("httpx")
+    body, secret = case
+    request = httpx.Request("GET", "https://api.example.com/v1")
+    status_error = httpx.HTTPStatusError(
+        "failed", request=request, response=httpx.Response(400, text=body, request=request)
+    )
+    hints = [
+        from_error(httpx.InvalidURL(body)).llm_hint,
+        from_error(status_error).llm_hint,
+        schema_invalid(body, f"at /x: {body}").llm_hint,
+    ]
+    _assert_hidden(secret, *hints)
+
+
+def test_json_escaped_line_breaks_start_a_word() -> None:
+    """Regression (found by the property test): after a JSON-escaped line break the next key
+    or token starts a word, so it is redacted; the escape itself is quoted as written."""
+    body = '{"m":"a\\npassword=hunter2\\tBasic YTpi\\rsk-abcdefghijklmnopqrstu\\nok"}'
+    assert snippet(body) == (
+        f'{{"m":"a\\npassword={REDACTED}\\tBasic {REDACTED}\\r{REDACTED}\\nok"}}'
+    )
