@@ -9,6 +9,7 @@ step works on the window, never on the whole body, so a 100 MB body costs what 8
 from __future__ import annotations
 
 import base64
+import html
 import json
 import math
 import re
@@ -521,6 +522,63 @@ def clean(text: str, cap: int) -> str:
     return _finish(_visible(text), cap)
 
 
+# --- markup -----------------------------------------------------------------------------------
+#
+# An HTML or XML error page (a proxy's 502, an S3 <Error>) is quoted as its text: the markup
+# costs a model tokens and tells it nothing. A window is markup when, after leading white
+# space and invisible characters, it starts with an XML declaration, a doctype or an <html>
+# tag, or with an element whose closing tag occurs later in the window ("<urlopen error …>"
+# is no markup).
+_MARKUP_HEAD = re.compile(
+    rf"[\t\n\r {_INVISIBLE.pattern[1:-1]}]*+"
+    r"(?:(?i:<\?xml|<!doctype|<html\b)|<([A-Za-z][\w:.-]{0,63}+))",
+    re.ASCII,
+)
+# One token at a time, each consuming at least one character and none backtracking, so the
+# conversion is linear: a comment, a CDATA section (its text kept), a tag (name captured),
+# or text up to the next "<". An unterminated comment, section or tag runs to the end (a tag:
+# to the next "<").
+_MARKUP_TOKEN = re.compile(
+    r"<!--(?:[^-]++|-(?!->))*+(?:-->)?"
+    r"|<!\[CDATA\[((?:[^\]]++|\](?!\]>))*+)(?:\]\]>)?"
+    r"|<(/?)([A-Za-z][\w:.-]*+)?[^<>]*+>?"
+    r"|([^<]++)",
+    re.ASCII,
+)
+_HIDDEN_ELEMENTS = frozenset({"script", "style", "noscript", "template"})
+
+
+def _markup(text: str) -> bool:
+    match = _MARKUP_HEAD.match(text)
+    if match is None:
+        return False
+    root = match.group(1)
+    return root is None or f"</{root}" in text or f"</{root.lower()}" in _ascii_lower(text)
+
+
+def _markup_text(text: str) -> str:
+    """The text of a markup document: character data and CDATA, entities decoded, the
+    contents of script, style, noscript and template elements, comments and tags dropped,
+    a piece equal to the one before it (a <title> repeated as <h1>) dropped too."""
+    pieces: list[str] = []
+    hidden: str | None = None
+    for match in _MARKUP_TOKEN.finditer(text):
+        cdata, closing, name, data = match.groups()
+        if name is not None:
+            name = name.lower()
+            if hidden is None and not closing and name in _HIDDEN_ELEMENTS:
+                hidden = name
+            elif closing and name == hidden:
+                hidden = None
+            continue
+        if hidden is not None or (cdata is None and data is None):
+            continue
+        piece = " ".join((html.unescape(data) if data is not None else cdata or "").split())
+        if piece and (not pieces or pieces[-1] != piece):
+            pieces.append(piece)
+    return " ".join(pieces)
+
+
 def snippet(body: object, cap: int = SNIPPET_CAP) -> str:
     """The quotable form of untrusted text: one clean, redacted line of at most ``cap``."""
     if body is None or ((type(body) is str or type(body) is bytes) and not body):
@@ -528,6 +586,10 @@ def snippet(body: object, cap: int = SNIPPET_CAP) -> str:
     text, more = _window(body)
     if not text:
         return ""
+    if _markup(text):
+        text = _markup_text(text)
+        if not text:
+            return ""
     if len(text) > 2 * cap:
         # Most bodies fill the quote from their first 2*cap characters: clean only up to
         # the last white space there, and look at the rest of the window only when the

@@ -1,6 +1,7 @@
 """Quoting untrusted text: window, decoding, cleaning, redaction and the cap (SPEC.md 7)."""
 
 import base64
+import html
 import json
 import re
 import time
@@ -710,7 +711,7 @@ def _interleave(draw: st.DrawFn, text: str) -> str:
 
 @st.composite
 def embedded_credential_strategy(draw: st.DrawFn) -> tuple[str, str]:
-    """(body, secret): a credential inside prose, JSON or a query string, possibly with
+    """(body, secret): a credential inside prose, JSON, a query string or HTML, possibly with
     invisible characters woven in, possibly cut by the scan window."""
     credential = draw(credential_strategy)
     text = credential.text
@@ -718,17 +719,22 @@ def embedded_credential_strategy(draw: st.DrawFn) -> tuple[str, str]:
         text = draw(_interleave(text))
     before, after = draw(_WORDS), draw(_WORDS)
     separator = draw(st.sampled_from([" ", "\n", ", ", "\t", " ("]))
-    context = draw(st.sampled_from(["prose", "json", "query"]))
+    context = draw(st.sampled_from(["prose", "json", "query", "html"]))
     if context == "prose":
         body = f"{before}{separator}{text}{separator}{after}"
     elif context == "json":
         message = f"{before}{separator}{text}{separator}{after}"
         body = json.dumps({"error": {"message": message, "code": 400}}, ensure_ascii=False)
-    else:
+    elif context == "query":
         body = f"GET /v1/items?limit=10&q={text}&page=2 {after}"
+    else:
+        body = f"<html><body><h1>Error</h1><p>{before} {html.escape(text)}</p></body></html>"
     if draw(st.booleans()):
         # Cut by the window somewhere inside the credential.
-        written = json.dumps(text, ensure_ascii=False)[1:-1] if context == "json" else text
+        written = {
+            "json": json.dumps(text, ensure_ascii=False)[1:-1],
+            "html": html.escape(text),
+        }.get(context, text)
         # Late in the credential more often, where a surviving head would be longest.
         offset = draw(
             st.integers(1, len(written) - 1) | st.integers(len(written) // 2, len(written) - 1)
@@ -779,7 +785,7 @@ def test_no_credential_survives_error_and_schema_hints(case: tuple[str, str]) ->
     hints = [
         from_error(httpx.InvalidURL(body)).llm_hint,
         from_error(status_error).llm_hint,
-        schema_invalid(body, f"at /x: {body}").llm_hint,
+        schema_invalid(body, f"{body} (at /x)").llm_hint,
     ]
     _assert_hidden(secret, *hints)
 
@@ -791,3 +797,87 @@ def test_json_escaped_line_breaks_start_a_word() -> None:
     assert snippet(body) == (
         f'{{"m":"a\\npassword={REDACTED}\\tBasic {REDACTED}\\r{REDACTED}\\nok"}}'
     )
+
+
+# --- markup -----------------------------------------------------------------------------------
+
+NGINX_502 = (
+    "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n"
+    "<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n"
+    "</body>\r\n</html>\r\n"
+)
+CLOUDFLARE_LIKE = (
+    "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
+    "<title>Error 429 | Too Many Requests</title><style>body{font:12px sans-serif}</style>"
+    "<script>window.__cf = {token: 'abc'};</script></head><body>"
+    "<div class='header'><h1>Rate limited</h1><p>You are being rate limited. Retry in "
+    "<b>30</b>&nbsp;seconds &amp; slow down.</p></div><!-- ray id 7f --></body></html>"
+)
+S3_XML = (
+    '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>SlowDown</Code>'
+    "<Message>Please reduce your request rate.</Message><RequestId>4442587FB7D0A2F9</RequestId>"
+    "</Error>"
+)
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        (NGINX_502, "502 Bad Gateway nginx"),
+        (
+            CLOUDFLARE_LIKE,
+            "Error 429 | Too Many Requests Rate limited You are being rate limited. Retry in "
+            "30 seconds & slow down.",
+        ),
+        (S3_XML, "SlowDown Please reduce your request rate. 4442587FB7D0A2F9"),
+        (S3_XML.encode("utf-8"), "SlowDown Please reduce your request rate. 4442587FB7D0A2F9"),
+        ("\ufeff  <Error><Code>Throttling</Code></Error>", "Throttling"),
+        ("<x><![CDATA[a < b]]></x>", "a < b"),
+        ("<HTML><BODY><SCRIPT>var x=1</SCRIPT>shown</BODY></HTML>", "shown"),
+        ("<html><body><p>unterminated <!-- comment", "unterminated"),
+    ],
+)
+def test_markup_is_quoted_as_its_text(body: object, expected: str) -> None:
+    """HTML and XML error pages are quoted as their text: title, headings, paragraphs, the
+    code and message of an XML error; no tags, comments, scripts or styles."""
+    assert snippet(body) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<urlopen error [Errno 111] Connection refused>",
+        "<no message> from upstream",
+        "a <b> c",
+        '{"error": "<html> is not allowed"}',
+    ],
+)
+def test_text_that_only_contains_a_tag_is_not_markup(text: str) -> None:
+    """Only a document (a declaration, a doctype, <html>, or an element closed later) is
+    converted; a message that merely starts with an angle bracket is quoted as it is."""
+    assert snippet(text) == text
+
+
+def test_nginx_page_hint_keeps_what_the_model_needs() -> None:
+    """The 502 hint names the status text and the server, without markup."""
+    hint = from_status(502, NGINX_502).llm_hint
+    assert hint.endswith("The API said: 502 Bad Gateway nginx")
+    assert "<" not in hint
+
+
+def test_markup_text_is_cleaned_and_redacted() -> None:
+    """Entities decode to text that then goes through the same gate."""
+    body = (
+        "<html><body><p>key&#61;x sk-abcdefghijklmnopqrstu &#8203;zero&#x200B;width</p>"
+        "</body></html>"
+    )
+    assert snippet(body) == f"key=x {REDACTED} zerowidth"
+
+
+def test_markup_conversion_is_linear() -> None:
+    """The markup tokenizer costs linear time on repetitions of every construct."""
+    from agenterr._quote import _markup_text
+
+    units = ["<!--", "<![CDATA[", "<a ", "<", "<script>", "&amp;", "&#", "-->", "]]", "<a>b</a>"]
+    _assert_linear(_markup_text, units, "markup")
+    _assert_linear(lambda text: snippet("<html>" + text), units, "markup snippet")
