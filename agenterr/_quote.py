@@ -305,11 +305,10 @@ _REDACTIONS: tuple[_Rule, ...] = (
 # Which rules run at all is decided by cheap necessary conditions, tested on the
 # lower-cased text (or, for capitals, on the text): a substring test per literal, and for a
 # family of literals with a common start, one search that the regex engine begins by
-# skipping to that start, as fast as a substring test. A key rule also needs its key word
-# followed, within a few letters, by a separator: that spares typical error prose ("tokens
-# per minute", "Invalid API key provided") the key patterns themselves.
-# Each key word, completed to every key that contains it (what precedes it in a key is
-# left to the key-start test), then the separator.
+# skipping to that start, as fast as a substring test. A key rule also needs a key followed
+# by its separator: each key word below, completed to every key that contains it (what
+# precedes it is left to the key-start test). That spares typical error prose ("tokens per
+# minute", "Invalid API key provided") the key patterns themselves.
 _KEY_WORDS = {
     "pass": "pass(?:word|wd|phrase)",
     "pwd": "pwd",

@@ -113,16 +113,21 @@ _FRAGMENTS = [
     "\\u0026api_key=",
     '\\"',
     "\u3164",
+    "<html><p>",
+    "</p>",
+    "&amp;",
 ]
 
 
 def _reference_snippet(body: object, cap: int = SNIPPET_CAP) -> str:
-    """SPEC.md's pipeline, written plainly: window, strip invisibles, drop a cut token,
-    clean the window."""
-    from agenterr._quote import _CUT_TOKEN_CHARS, _window, clean
+    """SPEC.md's pipeline, written plainly: window, markup to text, strip invisibles, drop a
+    cut token, clean the window."""
+    from agenterr._quote import _CUT_TOKEN_CHARS, _markup, _markup_text, _window, clean
     from agenterr._quote import _visible as visible
 
     text, more = _window(body)
+    if text and _markup(text):
+        text = _markup_text(text)
     if not text:
         return ""
     text = visible(text)
