@@ -341,7 +341,7 @@ def _cost(function: object, text: str) -> float:
 
 
 def _adversarial(literals: tuple[str, ...]) -> list[str]:
-    units = list(_SHAPES)
+    units: list[str] = list(_SHAPES)
     for literal in literals:
         for variant in {literal, literal.upper()}:
             units += [variant + tail for tail in _TAILS]
@@ -354,6 +354,7 @@ def _assert_linear(function: object, units: list[str], label: str) -> None:
     for unit in units:
         small = unit * (size // len(unit) + 1)
         large = unit * (8 * size // len(unit) + 1)
+        ratio = 0.0
         for _attempt in range(3):  # a busy machine can stall one measurement
             ratio = _cost(function, large) / max(_cost(function, small), 1e-7)
             if ratio < 8 * 2.5:
