@@ -103,8 +103,9 @@ _BARE_VALUE = r"""(?!(?:bearer|basic|token)(?:\s|\Z))(?!\[redacted\]|\\["'])[^\s
 # A quoted value up to its closing quote (or the end of the text), also JSON inside a JSON
 # string, where the quotes are escaped: \"value\".
 _QUOTED_VALUE = r""""[^"]*+"?|'[^']*+'?|\\"[^"]*+"?"""
-# Cookie pairs: "a=1; b=2" (a cookie value holds no space, quote or semicolon).
-_COOKIES = r"""(?:[^\s"';]|; ?)++"""
+# Cookie pairs: "a=1; b=2" (a cookie value holds no space, quote or semicolon). The first
+# pair's "=" is required, so prose such as "invalid cookie: expired" stays.
+_COOKIES = r"""[^\s"';=]*+=(?:[^\s"';]|; ?)*+"""
 
 
 def _key(keys: str, separator: str) -> str:

@@ -173,6 +173,7 @@ def test_more_credential_shapes_are_redacted(raw: str, expected: str) -> None:
         "api_key_id=42",
         "-----BEGIN CERTIFICATE----- MIIB -----END CERTIFICATE-----",
         "keyboard=us",
+        "invalid cookie: expired",
     ],
 )
 def test_new_shapes_leave_prose_alone(text: str) -> None:
