@@ -556,12 +556,39 @@ def _markup(text: str) -> bool:
     return root is None or f"</{root}" in text or f"</{root.lower()}" in _ascii_lower(text)
 
 
+# An element whose name ends like a credential's (<Password>, <SessionToken>,
+# <aws:SecretAccessKey>, <client_secret>) holds a secret: its text is redacted, as the key
+# rules would redact "Password=…".
+_SECRET_ELEMENT_ENDINGS = (
+    "password",
+    "passwd",
+    "passphrase",
+    "secret",
+    "secretkey",
+    "apikey",
+    "accesskey",
+    "privatekey",
+    "token",
+    "authorization",
+    "cookie",
+)
+
+
+def _secret_element(name: str) -> bool:
+    local = name.rpartition(":")[2]
+    return (
+        local.replace("_", "").replace("-", "").replace(".", "").endswith(_SECRET_ELEMENT_ENDINGS)
+    )
+
+
 def _markup_text(text: str) -> str:
     """The text of a markup document: character data and CDATA, entities decoded, the
     contents of script, style, noscript and template elements, comments and tags dropped,
-    a piece equal to the one before it (a <title> repeated as <h1>) dropped too."""
+    a piece equal to the one before it (a <title> repeated as <h1>) dropped too, and the
+    text of an element named like a credential redacted."""
     pieces: list[str] = []
     hidden: str | None = None
+    secret = False
     for match in _MARKUP_TOKEN.finditer(text):
         cdata, closing, name, data = match.groups()
         if name is not None:
@@ -570,10 +597,14 @@ def _markup_text(text: str) -> str:
                 hidden = name
             elif closing and name == hidden:
                 hidden = None
+            # The innermost open element decides (a leaf holds the value).
+            secret = not closing and not match.group(0).endswith("/>") and _secret_element(name)
             continue
         if hidden is not None or (cdata is None and data is None):
             continue
         piece = " ".join((html.unescape(data) if data is not None else cdata or "").split())
+        if piece and secret:
+            piece = REDACTED
         if piece and (not pieces or pieces[-1] != piece):
             pieces.append(piece)
     return " ".join(pieces)

@@ -883,3 +883,27 @@ def test_markup_conversion_is_linear() -> None:
     units = ["<!--", "<![CDATA[", "<a ", "<", "<script>", "&amp;", "&#", "-->", "]]", "<a>b</a>"]
     _assert_linear(_markup_text, units, "markup")
     _assert_linear(lambda text: snippet("<html>" + text), units, "markup snippet")
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        (
+            "<Response><Credentials><AccessKeyId>id1</AccessKeyId>"
+            "<SecretAccessKey>wJalrXUtnFEMI</SecretAccessKey><Expiration>2026</Expiration>"
+            "</Credentials></Response>",
+            f"id1 {REDACTED} 2026",
+        ),
+        ("<r><aws:SessionToken>AQoDYXdz</aws:SessionToken></r>", REDACTED),
+        ("<r><client_secret><![CDATA[s3cr3t]]></client_secret><ok>1</ok></r>", f"{REDACTED} 1"),
+        ("<r><Password>hunter2</Password></r>", REDACTED),
+        (
+            "<html><body><p>password</p><input type='password'/><p>wrong</p></body></html>",
+            "password wrong",
+        ),
+    ],
+)
+def test_markup_elements_named_like_credentials_are_redacted(body: str, expected: str) -> None:
+    """The text of an element named like a credential is redacted: the tag that said so is
+    gone once markup is quoted as text."""
+    assert snippet(body) == expected
