@@ -11,8 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from ._headers import MAX_HEADERS, HeaderView
-from ._hints import hint_for, schema_hint, snippet, where
+from ._hints import hint_for, schema_hint, where
 from ._outcome import Outcome
+from ._quote import snippet
 from ._refine import REFINE_HEADERS, refine, status_rule
 from ._responses import as_status, response_host, response_parts
 from ._retry_after import (

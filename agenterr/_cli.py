@@ -25,7 +25,6 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NoReturn, TextIO
 
 from ._classify import classify
-from ._hints import SCAN_WINDOW
 from ._outcome import Outcome
 from ._protocol import (
     ERROR_KINDS,
@@ -34,6 +33,7 @@ from ._protocol import (
     outcome_for_request,
     parse_clock,
 )
+from ._quote import SCAN_WINDOW
 from ._taxonomy import Class, codes
 
 __all__ = ["EXIT_CODES", "main"]

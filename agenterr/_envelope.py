@@ -29,9 +29,10 @@ from urllib.parse import unquote
 from ._classify import _internal_failure, code_for_status, response_outcome
 from ._classify import _status_outcome as status_outcome
 from ._headers import HeaderView
-from ._hints import SCAN_WINDOW, hint_for, snippet
+from ._hints import hint_for
 from ._hints import where as http_where
 from ._outcome import Outcome
+from ._quote import SCAN_WINDOW, snippet
 from ._responses import _in_memory_body, as_status
 from ._retry_after import Clock
 from ._rules import (

@@ -7,7 +7,8 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, NoReturn, TypeVar
 
-from ._hints import hint_for, schema_hint, snippet, where
+from ._hints import hint_for, schema_hint, where
+from ._quote import snippet
 from ._responses import as_status
 from ._retry_after import RETRY_AFTER_CEILING
 from ._taxonomy import Class, Code

@@ -21,8 +21,9 @@ from typing import Any, NoReturn, TypeAlias
 from ._classify import from_response, schema_invalid
 from ._envelope import envelope_failure
 from ._exceptions import binding_problems, entered, passes_through, validation_problems
-from ._hints import clean, hint_for, schema_hint, snippet, where
+from ._hints import hint_for, schema_hint, where
 from ._outcome import Outcome
+from ._quote import clean, snippet
 from ._rules import RuleSet, layers
 from ._taxonomy import Code
 from ._transport import (

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ._headers import HeaderView
-from ._hints import SCAN_WINDOW
+from ._quote import SCAN_WINDOW
 from ._retry_after import Clock
 from ._rules import Rule, RuleSet
 from ._signals import (

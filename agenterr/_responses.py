@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-from ._hints import SCAN_WINDOW
+from ._quote import SCAN_WINDOW
 from ._sdk import aws_body, sdk_parts
 
 __all__ = ["READ_CAP", "as_status", "response_host", "response_parts"]

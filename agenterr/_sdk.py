@@ -391,8 +391,9 @@ def _wrapped(
 
 
 def _credentials(exc: BaseException, original: BaseException) -> Outcome[None]:
-    from ._hints import hint_for, snippet, where
+    from ._hints import hint_for, where
     from ._outcome import Outcome
+    from ._quote import snippet
     from ._taxonomy import Code
 
     code = Code.UNAVAILABLE if _attr(exc, "retryable") is True else Code.UNAUTHORIZED

@@ -18,8 +18,8 @@ from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple
 
 from ._headers import HeaderView
-from ._hints import SCAN_WINDOW
-from ._hints import SPACE as _BLANK
+from ._quote import SCAN_WINDOW
+from ._quote import SPACE as _BLANK
 from ._retry_after import (
     RETRY_AFTER_CEILING,
     Clock,
@@ -572,9 +572,7 @@ _THROTTLED = Verdict(Code.RATE_LIMITED, False)
 _PHRASE_STATUSES = frozenset({400, 402, 403, 429})
 _RATE_PHRASE_STATUSES = frozenset({400, 403})
 _NOT_ALNUM = re.compile("[^A-Za-z0-9]+")
-_QUOTA_PHRASES = re.compile(
-    "|".join(re.escape(str(r.key)) for r in INDEX.http_phrases if r.quota)
-)
+_QUOTA_PHRASES = re.compile("|".join(re.escape(str(r.key)) for r in INDEX.http_phrases if r.quota))
 _RATE_PHRASES = re.compile(
     "|".join(re.escape(str(r.key)) for r in INDEX.http_phrases if r.code is Code.RATE_LIMITED)
 )

@@ -22,8 +22,9 @@ from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple
 
 from ._classify import _internal_failure, _status_outcome
-from ._hints import hint_for, snippet, where
+from ._hints import hint_for, where
 from ._outcome import Outcome
+from ._quote import snippet
 from ._responses import response_parts
 from ._retry_after import Clock
 from ._rules import Rules, RuleSet, layers

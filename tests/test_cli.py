@@ -12,7 +12,7 @@ import pytest
 
 from agenterr import Code, codes, from_status
 from agenterr._cli import EXIT_CODES, JSONL_LINE_LIMIT, main
-from agenterr._hints import SCAN_WINDOW, TRUNCATED
+from agenterr._quote import SCAN_WINDOW, TRUNCATED
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

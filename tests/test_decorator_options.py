@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from agenterr import Code, SelfCorrectableToolError, classified_tool
-from agenterr._hints import SNIPPET_CAP
+from agenterr._quote import SNIPPET_CAP
 
 FLAGS = ["raises", "expose_errors", "idempotent", "envelopes"]
 

@@ -33,7 +33,8 @@ from agenterr import (
 )
 from agenterr._classify import code_for_status
 from agenterr._envelope import RELAY_CAP, from_envelope
-from agenterr._hints import SCAN_WINDOW, SNIPPET_CAP, TRUNCATED, hint_for, snippet
+from agenterr._hints import hint_for
+from agenterr._quote import SCAN_WINDOW, SNIPPET_CAP, TRUNCATED, snippet
 from agenterr._rules import (
     GRPC_NAMES,
     INDEX,

@@ -25,11 +25,14 @@ _TEXT = st.text(st.characters(codec="utf-8") | st.sampled_from('"\\\n\t\x00\x7fâ
     hint=_TEXT | st.sampled_from(["a\udcffb", ""]),
     retry_after=st.none() | st.floats(min_value=0, max_value=86_400),
     status=st.sampled_from([0, 100, 404, 429, 503, 599]),
+    success_status=st.sampled_from([0, 200, 204]),
 )
 def test_compact_json_is_json_dumps_of_to_dict(
-    code: Code | None, hint: str, retry_after: float | None, status: int
+    code: Code | None, hint: str, retry_after: float | None, status: int, success_status: int
 ) -> None:
     """to_json() writes the wire form by hand; it must be byte for byte json.dumps's."""
+    if code is None:  # a success carries no hint, no delay and a 2xx (or no) status
+        hint, retry_after, status = "", None, success_status
     outcome: Outcome[None] = Outcome(code, hint, retry_after, status)
     expected = json.dumps(outcome.to_dict(), ensure_ascii=False, separators=(",", ":"))
     assert outcome.to_json() == expected

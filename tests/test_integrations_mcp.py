@@ -27,7 +27,7 @@ from pydantic import BaseModel
 
 import agenterr
 from agenterr import Code, Outcome, classified_tool, from_envelope
-from agenterr._hints import snippet
+from agenterr._quote import snippet
 from agenterr.integrations import mcp as agenterr_mcp
 from agenterr.integrations.mcp import for_mcp, from_call_tool_result, to_call_tool_result
 

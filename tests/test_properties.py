@@ -15,7 +15,7 @@ from agenterr import (
     parse_retry_after,
     schema_invalid,
 )
-from agenterr._hints import SNIPPET_CAP, TRUNCATED
+from agenterr._quote import SNIPPET_CAP, TRUNCATED
 
 from . import strategies as s
 
@@ -104,16 +104,33 @@ _FRAGMENTS = [
     "{",
     "}",
     ",",
+    "Cookie: sid=abc; ",
+    "Basic YTpi",
+    "https://admin:pw@",
+    "-----BEGIN RSA PRIVATE KEY-----",
+    "-----END RSA PRIVATE KEY-----",
+    "DB_PASSWORD=",
+    "\\u0026api_key=",
+    '\\"',
+    "\u3164",
+    "<html><p>",
+    "</p>",
+    "&amp;",
 ]
 
 
 def _reference_snippet(body: object, cap: int = SNIPPET_CAP) -> str:
-    """SPEC.md's pipeline, written plainly: window, drop a cut token, clean the window."""
-    from agenterr._hints import _CUT_TOKEN_CHARS, _window, clean
+    """SPEC.md's pipeline, written plainly: window, markup to text, strip invisibles, drop a
+    cut token, clean the window."""
+    from agenterr._quote import _CUT_TOKEN_CHARS, _markup, _markup_text, _window, clean
+    from agenterr._quote import _visible as visible
 
     text, more = _window(body)
+    if text and _markup(text):
+        text = _markup_text(text)
     if not text:
         return ""
+    text = visible(text)
     if more:
         text = text.rstrip(_CUT_TOKEN_CHARS) or text
     quoted = clean(text, cap)
@@ -126,7 +143,7 @@ def _reference_snippet(body: object, cap: int = SNIPPET_CAP) -> str:
 @given(parts=st.lists(st.sampled_from(_FRAGMENTS), min_size=1, max_size=400))
 def test_fast_snippet_equals_the_plain_pipeline(parts: list[str]) -> None:
     """Cleaning only a prefix first (the fast path) never changes what is quoted."""
-    from agenterr._hints import snippet
+    from agenterr._quote import snippet
 
     body = "".join(parts)
     assert snippet(body) == _reference_snippet(body)
@@ -136,7 +153,7 @@ def test_fast_snippet_equals_the_plain_pipeline(parts: list[str]) -> None:
 def test_fast_snippet_escape_regression() -> None:
     """An OSC escape spanning the fast path's cut joins text across white space (found by
     differential fuzzing): such a head is never judged alone."""
-    from agenterr._hints import snippet
+    from agenterr._quote import snippet
 
     body = (
         "x" * 45

@@ -17,7 +17,7 @@ import pytest
 import requests
 
 from agenterr import Code, from_error, from_response
-from agenterr._hints import TRUNCATED
+from agenterr._quote import TRUNCATED
 from agenterr._responses import READ_CAP
 
 BIG = 1_000_000

@@ -1,0 +1,658 @@
+"""The quoting of untrusted API text: the one cleaning and redaction gate.
+
+API text reaches a model's context and logs, so before it is quoted it is cut to a bounded
+window, decoded leniently, stripped of control, ANSI-escape, bidi, format and zero-width
+characters, folded onto one line, scrubbed of credential-looking substrings and capped. Every
+step works on the window, never on the whole body, so a 100 MB body costs what 8 KiB costs.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import math
+import re
+import string
+from collections.abc import Callable, Iterator
+
+__all__ = [
+    "REDACTED",
+    "SCAN_WINDOW",
+    "SNIPPET_CAP",
+    "SPACE",
+    "TRUNCATED",
+    "clean",
+    "snippet",
+]
+
+SNIPPET_CAP = 500
+"""Most characters of API text quoted in a hint, before the truncation marker."""
+SCAN_WINDOW = 8192
+"""Most characters (or bytes) of a body looked at; text past it is never read."""
+TRUNCATED = "…[truncated]"
+"""Appended when quoted text was cut."""
+REDACTED = "[REDACTED]"
+"""Replaces anything that looks like a credential."""
+
+# C0/C1 controls (tab, newline and carriage return are folded as white space instead), every
+# format character (Unicode category Cf: the soft hyphen, bidi marks, embeddings, overrides
+# and isolates, zero-width characters, the BOM, prepended concatenation marks, interlinear
+# annotations, Egyptian, shorthand and musical format controls, tag characters), the other
+# default-ignorable code points (variation selectors, the combining grapheme joiner, Hangul
+# fillers, Khmer inherent vowels, Mongolian free variation selectors) and the blank Braille
+# pattern: none of them belongs in a one-line quote, and each can hide or disguise text from
+# a reader (tag characters are a known way to smuggle instructions to a model). Lone
+# surrogates (from surrogateescape decoding or JSON escapes) cannot be written as UTF-8.
+_INVISIBLE = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\xad\u034f\u0600-\u0605\u061c\u06dd\u070f"
+    "\u0890\u0891\u08e2\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u206f\u2800\u3164\ud800-\udfff\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb"
+    "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+    "\U000e0000-\U000e0fff]"
+)
+# ANSI escape sequences: CSI (ESC [ or the C1 byte U+009B, parameters, final byte), OSC
+# (ESC ] ... BEL or ST), then any other two-character escape.
+_ANSI = re.compile(
+    r"(?:\x1b\[|\x9b)[0-?]*+[ -/]*+[@-~]|\x1b\][^\x07\x1b]{0,512}+(?:\x07|\x1b\\)?|\x1b[@-_]?"
+)
+_ESCAPES = re.compile("[\x1b\x9b]")
+# White space is listed, not left to a regex engine's idea of \s, so that ports agree.
+SPACE = re.compile("[\t\n\r \xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+")
+# A credential cut in half by the scan window must not survive as a visible prefix: the
+# run of these characters at a cut is dropped (str.rstrip, linear, unlike an anchored regex).
+_CUT_TOKEN_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-./+=:~"
+
+# --- redaction --------------------------------------------------------------------------------
+#
+# Rules 1-5, 17 and 18 are case-insensitive in ASCII only. Rather than (?i), which keeps the
+# regex engine from skipping ahead to a pattern's first characters and costs several times
+# more, they are written in lower case and searched in an ASCII-lower-cased copy of the text
+# (same length, so its spans are the text's spans). A test compares the whole fast path
+# (prefilters, the copy, the key-start test) with the plain patterns applied in order.
+
+# Keys whose value is a secret whatever it looks like, and the two that are also common
+# words in error prose ("token: expired"), whose bare values must look generated.
+_STRONG_KEYS = (
+    r"password|passwd|pwd|passphrase|secret|client[_-]?secret|api[_-]?key|apikey|"
+    r"access[_-]?key|secret[_-]?key|private[_-]?key|access[_-]?token|auth[_-]?token|"
+    r"refresh[_-]?token|id[_-]?token|session[_-]?token"
+)
+_WORD_KEYS = r"token|authorization"
+# Session cookies and API keys in query strings: keys only before "=", where they are
+# names rather than words of prose ("the session: expired" stays).
+_SESSION_KEYS = r"session(?:[_-]?id)?|sid|jsessionid|phpsessid"
+_QUERY_KEY = r"key(?:(?<=[?&]key)|(?<=%26key)|(?<=%3fkey)|(?<=\\u0026key))"
+# A key starts where no letter or digit precedes it, so a name may carry a prefix joined by
+# "_", "-" or "." (DB_PASSWORD, aws_secret_access_key, x-api-key) but "mysecret" is no key;
+# after a percent-escape or a JSON \u escape (%3Faccess_token, Go's \u0026api_key) too.
+_KEY_START = r"(?:(?<![a-z0-9])|(?<=%[0-9a-f][0-9a-f])|(?<=\\u00[0-9a-f][0-9a-f]))"
+_EQUALS = r"(?:=|%3d|\\u003d)"
+_TOKEN_CHARS = r"[a-z0-9\-._~+/]"
+_NON_DIGIT_TOKEN_CHARS = r"[a-z\-._~+/]"
+# A generated-looking credential: 8+ token characters with a digit, or 24+ without one (so
+# prose such as "Basic authentication required" is left alone). Every quantifier is
+# possessive and every run ends where its class ends, so no attempt backtracks over a run:
+# the cost is linear in the text (a test times each pattern on repetitions).
+_CREDENTIAL = (
+    rf"(?:(?={_NON_DIGIT_TOKEN_CHARS}*+[0-9]){_TOKEN_CHARS}{{8,}}+|{_TOKEN_CHARS}{{24,}}+)=*+"
+)
+# An unquoted value: up to the next separator, unless it is an auth scheme (rule 1
+# handles those), an earlier redaction or an escaped quote (rule 3 redacted that value).
+_BARE_VALUE = r"""(?!(?:bearer|basic|token)(?:\s|\Z))(?!\[redacted\]|\\["'])[^\s"'&,;}\]]++"""
+# A quoted value up to its closing quote (or the end of the text), also JSON inside a JSON
+# string, where the quotes are escaped: \"value\".
+_QUOTED_VALUE = r""""[^"]*+"?|'[^']*+'?|\\"[^"]*+"?"""
+# Cookie pairs: "a=1; b=2" (a cookie value holds no space, quote or semicolon). The first
+# pair's "=" is required, so prose such as "invalid cookie: expired" stays.
+_COOKIES = r"""[^\s"';=]*+=(?:[^\s"';]|; ?)*+"""
+
+
+def _key(keys: str, separator: str) -> str:
+    return rf"""({_KEY_START}(?:{keys})\b(?:\\?["'])?\s*{separator}\s*)"""
+
+
+_ALNUM = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+_HEX_PAIRS = frozenset(a + b for a in "0123456789abcdef" for b in "0123456789abcdef")
+
+
+def _key_starts(lowered: str, index: int) -> bool:
+    """Whether a key may start at ``index`` of the lower-cased text, as _KEY_START says
+    (tested here rather than in the pattern, which then starts with its key words and
+    lets the regex engine skip to the next possible first letter)."""
+    if index == 0 or lowered[index - 1] not in _ALNUM:
+        return True
+    if index < 3 or lowered[index - 2 : index] not in _HEX_PAIRS:
+        return False
+    return lowered[index - 3] == "%" or (index >= 6 and lowered[index - 6 : index - 2] == "\\u00")
+
+
+def _is_basic_credential(value: str) -> bool:
+    """Whether ``value`` is base64 of "user:password" (RFC 7617), however short."""
+    if len(value) % 4:
+        return False
+    try:
+        return b":" in base64.b64decode(value, validate=True)
+    except ValueError:
+        return False
+
+
+class _Rule:
+    """One redaction.
+
+    Group 1 of a pattern, when it has one, is kept (a key and its separator); the rest of the
+    match is the value, replaced by the marker inside the value's own quotes. A match in
+    which the group named ``keep`` took part, or whose value ``accept`` refuses, is left as
+    it is. ``literals`` are strings one of which every match contains, in the lower-cased
+    text: a cheap test that skips the pattern on text that cannot match.
+    """
+
+    __slots__ = ("accept", "fold", "keeps", "keyed", "literals", "pattern", "search")
+
+    def __init__(
+        self,
+        pattern: str,
+        literals: tuple[str, ...],
+        *,
+        fold: bool = False,
+        accept: Callable[[str], bool] | None = None,
+    ) -> None:
+        self.pattern = re.compile(pattern, re.ASCII)
+        self.literals = literals
+        self.fold = fold
+        self.accept = accept
+        self.keeps = "keep" in self.pattern.groupindex
+        self.keyed = _KEY_START in pattern
+        # The pattern searched: the same language, but starting with a letter, so that the
+        # regex engine skips ahead to where that letter occurs; a word boundary before the
+        # letter becomes a look-behind after it, and a key's start is tested in _matches.
+        fast = pattern.replace(_KEY_START, "")
+        for boundary in (r"\b", r"(?<![A-Za-z0-9_])"):
+            fast = re.sub(
+                rf"^(\(?){re.escape(boundary)}([A-Za-z])",
+                r"\1\2(?<![A-Za-z0-9_].)",
+                fast,
+            )
+        self.search = re.compile(fast, re.ASCII)
+
+    def _matches(self, subject: str) -> Iterator[re.Match[str]]:
+        if not self.keyed:
+            yield from self.search.finditer(subject)
+            return
+        # The leftmost match whose key may start where it does: what self.pattern finds.
+        search = self.search.search
+        position = 0
+        while (match := search(subject, position)) is not None:
+            if _key_starts(subject, match.start()):
+                yield match
+                position = match.end()
+            else:
+                position = match.start() + 1
+
+    def apply(self, text: str, view: str, lowered: str) -> str:
+        """``text`` with every match redacted, matched in its view (_view), lower-cased when
+        folding."""
+        subject = lowered if self.fold else view
+        if self.search.search(subject) is None:
+            return text  # the common case once a prefilter let the rule through
+        pieces: list[str] = []
+        done = 0
+        for match in self._matches(subject):
+            if self.keeps and match.group("keep") is not None:
+                continue
+            start, end = match.span()
+            if self.pattern.groups and match.group(1) is not None:
+                start = match.end(1)
+            value = text[start:end]
+            if self.accept is not None and not self.accept(value):
+                continue
+            quote = '\\"' if value.startswith('\\"') else value[:1] if value[:1] in "\"'" else ""
+            pieces += (text[done:start], quote, REDACTED, quote)
+            done = end
+        if not pieces:
+            return text
+        pieces.append(text[done:])
+        return "".join(pieces)
+
+
+# Each rule names the credential shape it targets; SPEC 7.4 lists them in this order.
+_REDACTIONS: tuple[_Rule, ...] = (
+    # 1. Authorization schemes: "Bearer <token>", "Basic <base64>", "Token <token>".
+    _Rule(
+        rf"(\b(?:bearer|basic|token)\s+){_CREDENTIAL}",
+        ("bearer ", "basic ", "token "),
+        fold=True,
+    ),
+    # 2. key=value (query strings, env files, code, cookies): any value.
+    _Rule(
+        _key(f"{_STRONG_KEYS}|{_WORD_KEYS}|{_SESSION_KEYS}|{_QUERY_KEY}", _EQUALS)
+        + f"(?:{_QUOTED_VALUE}|{_BARE_VALUE})",
+        ("pass", "pwd", "secret", "key", "token", "auth", "sid", "session"),
+        fold=True,
+    ),
+    # 3. "key": "value" and key: 'value' (JSON, YAML): the quoted value, spaces and all.
+    _Rule(
+        _key(f"{_STRONG_KEYS}|{_WORD_KEYS}", ":") + f"(?:{_QUOTED_VALUE})",
+        ("pass", "pwd", "secret", "key", "token", "auth"),
+        fold=True,
+    ),
+    # 4. password: value, api_key: value … — any bare value: a password can be a plain word.
+    _Rule(
+        _key(_STRONG_KEYS, ":") + f"(?:{_BARE_VALUE})",
+        ("pass", "pwd", "secret", "key", "token"),
+        fold=True,
+    ),
+    # 5. token: value, authorization: value — a bare value only when it looks generated, so
+    # prose such as "the token: is invalid" or "token: expired" survives.
+    _Rule(
+        _key(_WORD_KEYS, ":") + rf"(?:{_CREDENTIAL})(?![^\s\"'&,;}}\]])",
+        ("token", "auth"),
+        fold=True,
+    ),
+    # 6. JSON Web Tokens: three base64url segments, the first one a JSON object. When the
+    # segments do not follow an "eyJ", the rest of its run is consumed and kept as it is:
+    # no later "eyJ" in that run can start a token either, and retrying from each one
+    # ("eyJ-eyJ-…") would rescan the run every time, quadratic in its length.
+    _Rule(
+        r"(?<![A-Za-z0-9_])eyJ(?:[A-Za-z0-9_-]{8,}+\.[A-Za-z0-9_-]{8,}+\.[A-Za-z0-9_-]*+"
+        r"|(?P<keep>[A-Za-z0-9_-]*+))",
+        ("eyj",),
+    ),
+    # 7. OpenAI and Anthropic keys (sk-…, sk-proj-…, sk-ant-…).
+    _Rule(r"\bsk-[A-Za-z0-9_\-]{16,}+", ("sk-",)),
+    # 8. Stripe secret and restricted keys.
+    _Rule(r"\b[rs]k_(?:live|test)_[A-Za-z0-9]{10,}+", ("k_live_", "k_test_")),
+    # 9. AWS access key ids.
+    _Rule(
+        r"\bA(?:KIA|SIA|BIA|CCA|IDA|ROA)[0-9A-Z]{16}\b",
+        ("akia", "asia", "abia", "acca", "aida", "aroa"),
+    ),
+    # 10. GitHub tokens, classic and fine-grained.
+    _Rule(
+        r"\bg(?:h[pousr]_[A-Za-z0-9]{20,}+|ithub_pat_[A-Za-z0-9_]{20,}+)",
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+    ),
+    # 11. Slack tokens: bot, user and app-level.
+    _Rule(r"\bx(?:ox[abprse]|app)-[A-Za-z0-9\-]{10,}+", ("xox", "xapp-")),
+    # 12. Google API keys.
+    _Rule(r"\bAIza[0-9A-Za-z_\-]{30,}+", ("aiza",)),
+    # 13. GitLab personal access tokens.
+    _Rule(r"\bglpat-[A-Za-z0-9_\-]{20,}+", ("glpat-",)),
+    # 14. Hugging Face tokens.
+    _Rule(r"\bhf_[A-Za-z0-9]{30,}+", ("hf_",)),
+    # 15. Webhook signing secrets (Stripe, Svix).
+    _Rule(r"\bwhsec_[A-Za-z0-9+/=]{20,}+", ("whsec_",)),
+    # 16. The password of a URL's user information: scheme://user:password@host. The
+    # password runs to the last "@" of the authority (a password may contain "@").
+    _Rule(r"""(://[^\s/?#@:"'<>]*+:)[^\s/?#"'<>]+(?=@)""", ("://",)),
+    # 17. Cookie and Set-Cookie headers: every pair of the value.
+    _Rule(
+        rf"""(\bcookie(?:\\?["'])?\s*:\s*)(?:{_QUOTED_VALUE}|{_COOKIES})""",
+        ("cookie",),
+        fold=True,
+    ),
+    # 18. Basic credentials too short for rule 1: base64 of "user:password".
+    _Rule(
+        r"(\bbasic\s+)[a-z0-9+/]{2,}+={0,2}+(?![a-z0-9\-._~+/=])",
+        ("basic ",),
+        fold=True,
+        accept=_is_basic_credential,
+    ),
+    # 19. PEM private keys: what follows the BEGIN line, up to the END line or, when the
+    # window cut the key, to the end of the text. The two lines stay, so that cleaning a
+    # prefix of the text cut at a space quotes a prefix of the same result.
+    _Rule(
+        r"(-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----)(?:[^-]++|-(?!----END ))*+",
+        ("-----begin",),
+    ),
+)
+# Which rules run at all is decided by cheap necessary conditions, tested on the
+# lower-cased text (or, for capitals, on the text): a substring test per literal, and for a
+# family of literals with a common start, one search that the regex engine begins by
+# skipping to that start, as fast as a substring test. A key rule also needs a key followed
+# by its separator: each key word below, completed to every key that contains it (what
+# precedes it is left to the key-start test). That spares typical error prose ("tokens per
+# minute", "Invalid API key provided") the key patterns themselves.
+_KEY_WORDS = {
+    "pass": "pass(?:word|wd|phrase)",
+    "pwd": "pwd",
+    "secret": "secret(?:[_-]?key)?",
+    "key": "key",
+    "token": "token",
+    "auth": "auth(?:orization|[_-]?token)",
+    "session": "session(?:[_-]?id|[_-]?token)?",
+    "sid": "sid",
+    "cookie": "cookie",
+}
+_SEPARATOR = r"""\b(?:\\?["'])?\s*(?:[:=]|%3d|\\u003d)"""
+# (pattern, searched in the text rather than the lower-cased copy, a substring every match
+# starts with, the literals of the rules it opens).
+_FAMILIES: tuple[tuple[re.Pattern[str], bool, str, tuple[str, ...]], ...] = (
+    *(
+        (re.compile(f"(?a){key}{_SEPARATOR}"), False, word, (word,))
+        for word, key in _KEY_WORDS.items()
+    ),
+    (re.compile("k_(?:live|test)_"), False, "k_", ("k_live_", "k_test_")),
+    (
+        re.compile("A(?:KIA|SIA|BIA|CCA|IDA|ROA|Iza)"),
+        True,
+        "A",
+        ("akia", "asia", "abia", "acca", "aida", "aroa", "aiza"),
+    ),
+    (
+        re.compile("g(?:h[pousr]_|ithub_pat_)"),
+        False,
+        "g",
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+    ),
+    (re.compile("x(?:ox|app-)"), False, "x", ("xox", "xapp-")),
+)
+
+
+def _opens(literals: tuple[str, ...]) -> int:
+    return sum(1 << i for i, rule in enumerate(_REDACTIONS) if set(literals) & set(rule.literals))
+
+
+_IN_FAMILY = {literal for _, _, _, literals in _FAMILIES for literal in literals}
+_GATES: tuple[tuple[str, int], ...] = tuple(
+    (literal, _opens((literal,)))
+    for literal in dict.fromkeys(lit for rule in _REDACTIONS for lit in rule.literals)
+    if literal not in _IN_FAMILY
+)
+# Each family search runs only where its start occurs at all (a substring test is cheaper
+# than a search call).
+_FAMILY_GATES = tuple(
+    (start, pattern.search, original, _opens(literals))
+    for pattern, original, start, literals in _FAMILIES
+)
+_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+
+
+def _ascii_lower(text: str) -> str:
+    # str.lower() also folds non-ASCII letters, and can change the length ("İ").
+    return text.lower() if text.isascii() else text.translate(_ASCII_LOWER)
+
+
+def _view(text: str) -> str:
+    """What the patterns see: ``text`` with each JSON escape \\n, \\r, \\t as two spaces, so
+    that a key or token after an escaped line break in a JSON string starts a word (the
+    same length, so the view's spans are the text's)."""
+    if "\\" not in text:
+        return text
+    return text.replace("\\n", "  ").replace("\\r", "  ").replace("\\t", "  ")
+
+
+def _redact(text: str) -> str:
+    view = _view(text)
+    lowered = _ascii_lower(view)
+    opened = 0
+    for rules in [rules for literal, rules in _GATES if literal in lowered]:
+        opened |= rules
+    for start, search, original, rules in _FAMILY_GATES:
+        subject = view if original else lowered
+        if start in subject and search(subject):
+            opened |= rules
+    index = 0
+    while opened:
+        if opened & 1:
+            redacted = _REDACTIONS[index].apply(text, view, lowered)
+            if redacted is not text:
+                text = redacted
+                view = _view(text)
+                lowered = _ascii_lower(view)
+        opened >>= 1
+        index += 1
+    return text
+
+
+def _decode(data: bytes) -> str:
+    if data.startswith(b"\xef\xbb\xbf"):
+        return data[3:].decode("utf-8", "replace")
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return data.decode("utf-16", "replace")
+    return data.decode("utf-8", "replace")
+
+
+class _Bounded(Exception):
+    """Stops the JSON encoder once the scan window is full."""
+
+
+_MAX_JSON_DEPTH = 100
+
+
+def _json_chunks(value: object, depth: int, stack: set[int]) -> Iterator[str]:
+    """Compact JSON of ``value``, lazily, with every string cut to the window's length.
+
+    Like ``json.dumps(value, ensure_ascii=False, separators=(",", ":"))`` up to the window,
+    but a single huge string (a base64 blob in a parsed body) costs O(window), not O(len).
+    Unknown objects become ``"<TypeName>"``; a cycle or excessive depth ends the text.
+    """
+    if isinstance(value, str):
+        yield json.dumps(value[: SCAN_WINDOW + 1], ensure_ascii=False)
+    elif value is None or isinstance(value, (bool, int, float)):
+        yield json.dumps(value)
+    elif isinstance(value, (dict, list, tuple)):
+        if depth > _MAX_JSON_DEPTH or id(value) in stack:
+            raise _Bounded
+        stack.add(id(value))
+        if isinstance(value, dict):
+            yield "{"
+            for index, (key, item) in enumerate(value.items()):
+                if isinstance(key, str):
+                    name = key[: SCAN_WINDOW + 1]
+                elif key is None or isinstance(key, (bool, int, float)):
+                    name = json.dumps(key)
+                else:
+                    name = f"<{type(key).__name__}>"
+                yield ("," if index else "") + json.dumps(name, ensure_ascii=False) + ":"
+                yield from _json_chunks(item, depth + 1, stack)
+            yield "}"
+        else:
+            yield "["
+            for index, item in enumerate(value):
+                if index:
+                    yield ","
+                yield from _json_chunks(item, depth + 1, stack)
+            yield "]"
+        stack.discard(id(value))
+    else:
+        yield json.dumps(f"<{type(value).__name__}>")
+
+
+def _json_window(value: object) -> str:
+    """At most a little more than the window of ``value``'s compact JSON (never raises)."""
+    parts: list[str] = []
+    size = 0
+    try:
+        for chunk in _json_chunks(value, 0, set()):
+            parts.append(chunk)
+            size += len(chunk)
+            if size > SCAN_WINDOW:
+                break
+    except Exception:
+        pass  # a cycle, a hostile container or a huge integer: keep what was written
+    return "".join(parts)
+
+
+def _window(body: object) -> tuple[str, bool]:
+    """Up to SCAN_WINDOW characters of ``body`` as text, and whether there was more."""
+    try:
+        text, more = _window_of(body)
+    except Exception:
+        return "", False  # a hostile object (a str subclass that raises, a freed buffer)
+    # A plain str from here on: subclasses could override slicing, and lone surrogates
+    # cannot be written as UTF-8.
+    return str.__str__(text) if type(text) is not str else text, more
+
+
+def _window_of(body: object) -> tuple[str, bool]:
+    if body is None:
+        return "", False
+    if isinstance(body, str):
+        return body[:SCAN_WINDOW], len(body) > SCAN_WINDOW
+    if isinstance(body, (bytes, bytearray, memoryview)):
+        raw = bytes(memoryview(body)[:SCAN_WINDOW])
+        more = len(body) > SCAN_WINDOW
+        text = _decode(raw)
+        if more and text.endswith("\ufffd"):
+            text = text.rstrip("\ufffd")  # a multi-byte character cut by the window
+        return text, more
+    if isinstance(body, (dict, list, tuple)):
+        text = _json_window(body)
+    elif isinstance(body, (int, float, bool)):
+        finite = not isinstance(body, float) or math.isfinite(body)
+        text = json.dumps(body) if finite else ""
+    else:
+        try:
+            text = str(body)
+        except Exception:
+            return "", False
+        if not isinstance(text, str):
+            return "", False
+    return text[:SCAN_WINDOW], len(text) > SCAN_WINDOW
+
+
+def _visible(text: str) -> str:
+    """Steps 1-2 of cleaning: escape sequences and invisible characters removed."""
+    if "\x1b" in text or "\x9b" in text:
+        text = _ANSI.sub("", text)
+    if text.isascii() and text.isprintable():
+        return text  # the common case: no control character to remove
+    return _INVISIBLE.sub("", text)
+
+
+def _finish(text: str, cap: int) -> str:
+    """Steps 3-6 of cleaning: fold, trim, redact, cap."""
+    # Once the invisible characters are gone, str.split()'s white space is exactly SPACE's
+    # set (a test checks it), and split/join folds and trims in one C pass.
+    text = _redact(" ".join(text.split()))
+    if len(text) > cap:
+        return text[:cap].rstrip() + TRUNCATED
+    return text
+
+
+def clean(text: str, cap: int) -> str:
+    """Strip, fold, redact and cap one piece of untrusted text (already windowed)."""
+    return _finish(_visible(text), cap)
+
+
+# --- markup -----------------------------------------------------------------------------------
+#
+# An HTML or XML error page (a proxy's 502, an S3 <Error>) is quoted as its text: the markup
+# costs a model tokens and tells it nothing. A window is markup when, after leading white
+# space and invisible characters, it starts with an XML declaration, a doctype or an <html>
+# tag, or with an element whose closing tag occurs later in the window ("<urlopen error …>"
+# is no markup).
+_MARKUP_HEAD = re.compile(
+    rf"[\t\n\r {_INVISIBLE.pattern[1:-1]}]*+"
+    r"(?:(?i:<\?xml|<!doctype|<html\b)|<([A-Za-z][\w:.-]{0,63}+))",
+    re.ASCII,
+)
+# One token at a time, each consuming at least one character and none backtracking, so the
+# conversion is linear: a comment, a CDATA section (its text kept), a tag (name captured),
+# or text up to the next "<". An unterminated comment, section or tag runs to the end (a tag:
+# to the next "<").
+_MARKUP_TOKEN = re.compile(
+    r"<!--(?:[^-]++|-(?!->))*+(?:-->)?"
+    r"|<!\[CDATA\[((?:[^\]]++|\](?!\]>))*+)(?:\]\]>)?"
+    r"|<(/?)([A-Za-z][\w:.-]*+)?[^<>]*+>?"
+    r"|([^<]++)",
+    re.ASCII,
+)
+_HIDDEN_ELEMENTS = frozenset({"script", "style", "noscript", "template"})
+
+
+def _markup(text: str) -> bool:
+    match = _MARKUP_HEAD.match(text)
+    if match is None:
+        return False
+    root = match.group(1)
+    return root is None or f"</{root}" in text or f"</{root.lower()}" in _ascii_lower(text)
+
+
+# An element whose name ends like a credential's (<Password>, <SessionToken>,
+# <aws:SecretAccessKey>, <client_secret>) holds a secret: its text is redacted, as the key
+# rules would redact "Password=…".
+_SECRET_ELEMENT_ENDINGS = (
+    "password",
+    "passwd",
+    "passphrase",
+    "secret",
+    "secretkey",
+    "apikey",
+    "accesskey",
+    "privatekey",
+    "token",
+    "authorization",
+    "cookie",
+)
+
+
+def _secret_element(name: str) -> bool:
+    local = name.rpartition(":")[2]
+    return (
+        local.replace("_", "").replace("-", "").replace(".", "").endswith(_SECRET_ELEMENT_ENDINGS)
+    )
+
+
+def _markup_text(text: str) -> str:
+    """The text of a markup document: character data and CDATA, entities decoded, the
+    contents of script, style, noscript and template elements, comments and tags dropped,
+    a piece equal to the one before it (a <title> repeated as <h1>) dropped too, and the
+    text of an element named like a credential redacted."""
+    pieces: list[str] = []
+    hidden: str | None = None
+    secret = False
+    for match in _MARKUP_TOKEN.finditer(text):
+        cdata, closing, name, data = match.groups()
+        if name is not None:
+            name = name.lower()
+            if hidden is None and not closing and name in _HIDDEN_ELEMENTS:
+                hidden = name
+            elif closing and name == hidden:
+                hidden = None
+            # The innermost open element decides (a leaf holds the value).
+            secret = not closing and not match.group(0).endswith("/>") and _secret_element(name)
+            continue
+        if hidden is not None or (cdata is None and data is None):
+            continue
+        piece = " ".join((html.unescape(data) if data is not None else cdata or "").split())
+        if piece and secret:
+            piece = REDACTED
+        if piece and (not pieces or pieces[-1] != piece):
+            pieces.append(piece)
+    return " ".join(pieces)
+
+
+def snippet(body: object, cap: int = SNIPPET_CAP) -> str:
+    """The quotable form of untrusted text: one clean, redacted line of at most ``cap``."""
+    if body is None or ((type(body) is str or type(body) is bytes) and not body):
+        return ""
+    text, more = _window(body)
+    if not text:
+        return ""
+    if _markup(text):
+        text = _markup_text(text)
+        if not text:
+            return ""
+    if len(text) > 2 * cap:
+        # Most bodies fill the quote from their first 2*cap characters: clean only up to
+        # the last white space there, and look at the rest of the window only when the
+        # quote came out short. Nothing but an escape sequence reaches across white space
+        # (an OSC title can swallow it and join the text on both sides), so without one
+        # this is a prefix of cleaning the whole window, and 100 MB cost what 1 KB does.
+        cut = max(text.rfind(space, 0, 2 * cap) for space in " \n\t\r")
+        head = text[:cut] if cut > 0 else ""
+        quoted = clean(head, cap) if head and not _ESCAPES.search(head) else ""
+        if quoted.endswith(TRUNCATED):
+            return quoted
+    text = _visible(text)
+    if more:
+        # Invisible characters go first, or one inside a cut credential would stop the strip
+        # and leave the credential's head. Unless the whole window is one token (then the cap
+        # cuts it far earlier anyway).
+        text = text.rstrip(_CUT_TOKEN_CHARS) or text
+    quoted = _finish(text, cap)
+    if more and quoted and not quoted.endswith(TRUNCATED):
+        quoted += TRUNCATED
+    return quoted
