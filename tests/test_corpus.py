@@ -230,3 +230,27 @@ def test_readme_reports_the_current_shares() -> None:
         f"{_percent(codes, new_total)}."
     )
     assert fresh in readme, fresh
+
+
+def _scored_misses(heading: str) -> set[str]:
+    """The entry ids of one table under "Held-out set B, as scored" in the corpus README."""
+    text = (CORPUS / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Held-out set B, as scored", 1)[1]
+    table = section.split(heading, 1)[1].split("\n\n", 2)[1]
+    return set(re.findall(r"^\| `([a-z0-9-]+)` \|", table, re.MULTILINE))
+
+
+def test_holdout_b_misses_are_the_scored_ones() -> None:
+    """Held-out set B was scored once; its misses are recorded in tests/corpus/README.md. A
+    change that fixes or breaks one of them must say so there (and that entry is then no
+    longer an unseen case for the change)."""
+    wrong_class = {
+        e["id"] for e in HOLDOUT_B if reaction_of_agenterr(e) is not Class(e["expected"]["class"])
+    }
+    wrong_code = {
+        e["id"]
+        for e in HOLDOUT_B
+        if e["id"] not in wrong_class and code_of_agenterr(e) is not Code(e["expected"]["code"])
+    }
+    assert wrong_class == _scored_misses("Wrong class")
+    assert wrong_code == _scored_misses("Right class, another code")
