@@ -5,6 +5,7 @@ import html
 import json
 import re
 import time
+from pathlib import Path
 from typing import NamedTuple
 
 import pytest
@@ -907,3 +908,36 @@ def test_markup_elements_named_like_credentials_are_redacted(body: str, expected
     """The text of an element named like a credential is redacted: the tag that said so is
     gone once markup is quoted as text."""
     assert snippet(body) == expected
+
+
+def _corpus_markup_bodies() -> list[tuple[str, str]]:
+    corpus = Path(__file__).resolve().parent / "corpus"
+    found = []
+    for path in sorted(corpus.glob("*.json")):
+        for entry in json.loads(path.read_text(encoding="utf-8"))["entries"]:
+            body = entry["response"]["body"]
+            if isinstance(body, str) and body.lstrip().startswith("<"):
+                found.append((entry["id"], body))
+    return found
+
+
+_TELLING_ELEMENT = re.compile(
+    r"<(title|h1|Code|Message|Detail|description)>([^<]+)</\1>", re.IGNORECASE
+)
+
+
+@pytest.mark.parametrize("case", _corpus_markup_bodies(), ids=lambda case: case[0])
+def test_markup_in_the_corpus_keeps_the_words_a_model_needs(case: tuple[str, str]) -> None:
+    """Every HTML or XML error page of the corpus loses its markup in the hint and keeps the
+    words that say what happened: its title or heading, its error code and message (as far
+    as the quote's cap reaches)."""
+    _, body = case
+    quoted = snippet(body)
+    assert "<" not in quoted.replace("<redacted>", "")
+    telling = [" ".join(m[2].split()) for m in _TELLING_ELEMENT.finditer(body)]
+    assert telling
+    for text in telling:
+        head = html.unescape(text)[:40]
+        shown = quoted.removesuffix(TRUNCATED)
+        # Within the cap, the start of each element's text appears in the quote.
+        assert head in shown or len(shown) >= SNIPPET_CAP - len(head), (head, quoted)
