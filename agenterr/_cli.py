@@ -33,7 +33,7 @@ from ._protocol import (
     outcome_for_request,
     parse_clock,
 )
-from ._quote import SCAN_WINDOW
+from ._quote import SCAN_WINDOW, SNIPPET_CAP, clean
 from ._taxonomy import Class, codes
 
 __all__ = ["EXIT_CODES", "main"]
@@ -214,7 +214,8 @@ def _answer(number: int, line: bytes | None) -> str | None:
             problem = "request: nested too deeply"
         except Exception as exc:
             problem = str(exc) or type(exc).__name__
-    return json.dumps({"line": number, "error": problem}, ensure_ascii=False)
+    # An error message can quote the request (a value, a field name): it passes the gate.
+    return json.dumps({"line": number, "error": clean(problem, SNIPPET_CAP)}, ensure_ascii=False)
 
 
 def _jsonl_writer(out: TextIO) -> Callable[[str], object]:
@@ -406,7 +407,7 @@ def _own_answer(request: object) -> object:
     except RecursionError:
         return {"error": "request: nested too deeply"}
     except Exception as exc:  # a bad vector fails on its own; the run goes on
-        return {"error": str(exc) or type(exc).__name__}
+        return {"error": clean(str(exc) or type(exc).__name__, SNIPPET_CAP)}
 
 
 def _matches(vector: dict[str, Any], got: object) -> bool:

@@ -23,6 +23,7 @@ from typing import Any
 from ._classify import classify, schema_invalid
 from ._envelope import from_envelope
 from ._outcome import Outcome
+from ._quote import clean
 from ._retry_after import Clock, http_date_epoch
 
 __all__ = [
@@ -77,8 +78,16 @@ ERROR_KINDS: dict[str, Callable[[str], BaseException]] = {
 _KINDS = (*ERROR_KINDS, "http_status", "group")
 _ERROR_FIELDS = frozenset({"kind", "message", "cause", "status", "headers", "body", "members"})
 _MAX_ERROR_DEPTH = 128
+_NAME_CAP = 64
+_NAME_WINDOW = 4 * _NAME_CAP
 _REQUEST_KEYS = frozenset({"status", "body", "body_base64", "headers", "error", "now"})
 _ENVELOPE_KEYS = frozenset({"envelope", "headers", "now"})
+
+
+def _name(fields: set[str]) -> str:
+    """The first of ``fields``, fit to quote in an error message: the names come from the
+    request, untrusted like any API text, so they pass the cleaning gate and are capped."""
+    return clean(min(fields)[:_NAME_WINDOW], _NAME_CAP)
 
 
 def make_error(spec: object, *, outermost: bool = True, depth: int = 0) -> BaseException:
@@ -89,7 +98,7 @@ def make_error(spec: object, *, outermost: bool = True, depth: int = 0) -> BaseE
         raise ValueError("error: must be an object with a 'kind'")
     unknown = set(spec) - _ERROR_FIELDS
     if unknown:
-        raise ValueError(f"error.{sorted(unknown)[0]}: unknown field")
+        raise ValueError(f"error.{_name(unknown)}: unknown field")
     kind = spec.get("kind")
     if kind not in _KINDS:
         raise ValueError(f"error.kind: must be one of {', '.join(_KINDS)}")
@@ -175,13 +184,13 @@ def outcome_for_request(request: object) -> Outcome[Any]:
     if "envelope" in request:
         extra = set(request) - _ENVELOPE_KEYS
         if extra:
-            raise ValueError(f"{sorted(extra)[0]}: not allowed with envelope")
+            raise ValueError(f"{_name(extra)}: not allowed with envelope")
         headers = _headers(request.get("headers"))
         now = parse_clock(request.get("now"))
         return from_envelope(request["envelope"], headers=headers, now=now)
     unknown = set(request) - _REQUEST_KEYS
     if unknown:
-        raise ValueError(f"{sorted(unknown)[0]}: unknown field")
+        raise ValueError(f"{_name(unknown)}: unknown field")
     body: object = request.get("body")
     if "body_base64" in request:
         if "body" in request:

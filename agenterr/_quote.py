@@ -85,8 +85,13 @@ _SESSION_KEYS = r"session(?:[_-]?id)?|sid|jsessionid|phpsessid"
 _QUERY_KEY = r"key(?:(?<=[?&]key)|(?<=%26key)|(?<=%3fkey)|(?<=\\u0026key))"
 # A key starts where no letter or digit precedes it, so a name may carry a prefix joined by
 # "_", "-" or "." (DB_PASSWORD, aws_secret_access_key, x-api-key) but "mysecret" is no key;
-# after a percent-escape or a JSON \u escape (%3Faccess_token, Go's \u0026api_key) too.
-_KEY_START = r"(?:(?<![a-z0-9])|(?<=%[0-9a-f][0-9a-f])|(?<=\\u00[0-9a-f][0-9a-f]))"
+# at a camel-case hump (newPassword, awsSecretAccessKey, githubToken); inside a name in
+# capitals (PGPASSWORD); after a percent-escape or a JSON \u escape (%3Faccess_token, Go's
+# \u0026api_key) too. The case tests are case-sensitive inside case-insensitive patterns.
+_KEY_START = (
+    r"(?:(?<![a-z0-9])|(?-i:(?<=[a-z0-9])(?=[A-Z]))|(?-i:(?<=[A-Z])(?=[A-Z]{3}))"
+    r"|(?<=%[0-9a-f][0-9a-f])|(?<=\\u00[0-9a-f][0-9a-f]))"
+)
 _EQUALS = r"(?:=|%3d|\\u003d)"
 _TOKEN_CHARS = r"[a-z0-9\-._~+/]"
 _NON_DIGIT_TOKEN_CHARS = r"[a-z\-._~+/]"
@@ -116,12 +121,23 @@ _ALNUM = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
 _HEX_PAIRS = frozenset(a + b for a in "0123456789abcdef" for b in "0123456789abcdef")
 
 
-def _key_starts(lowered: str, index: int) -> bool:
-    """Whether a key may start at ``index`` of the lower-cased text, as _KEY_START says
-    (tested here rather than in the pattern, which then starts with its key words and
-    lets the regex engine skip to the next possible first letter)."""
+_UPPER = frozenset(string.ascii_uppercase)
+_LOWER_OR_DIGIT = frozenset(string.ascii_lowercase + string.digits)
+
+
+def _key_starts(lowered: str, index: int, view: str) -> bool:
+    """Whether a key may start at ``index`` of the lower-cased text (``view`` is the text
+    before lower-casing), as _KEY_START says (tested here rather than in the pattern, which
+    then starts with its key words and lets the regex engine skip to the next possible
+    first letter)."""
     if index == 0 or lowered[index - 1] not in _ALNUM:
         return True
+    if view[index] in _UPPER:
+        before = view[index - 1]
+        if before in _LOWER_OR_DIGIT:
+            return True
+        if before in _UPPER and all(c in _UPPER for c in view[index + 1 : index + 3]):
+            return len(view) >= index + 3
     if index < 3 or lowered[index - 2 : index] not in _HEX_PAIRS:
         return False
     return lowered[index - 3] == "%" or (index >= 6 and lowered[index - 6 : index - 2] == "\\u00")
@@ -175,7 +191,7 @@ class _Rule:
             )
         self.search = re.compile(fast, re.ASCII)
 
-    def _matches(self, subject: str) -> Iterator[re.Match[str]]:
+    def _matches(self, subject: str, view: str) -> Iterator[re.Match[str]]:
         if not self.keyed:
             yield from self.search.finditer(subject)
             return
@@ -183,7 +199,7 @@ class _Rule:
         search = self.search.search
         position = 0
         while (match := search(subject, position)) is not None:
-            if _key_starts(subject, match.start()):
+            if _key_starts(subject, match.start(), view):
                 yield match
                 position = match.end()
             else:
@@ -197,7 +213,7 @@ class _Rule:
             return text  # the common case once a prefilter let the rule through
         pieces: list[str] = []
         done = 0
-        for match in self._matches(subject):
+        for match in self._matches(subject, view):
             if self.keeps and match.group("keep") is not None:
                 continue
             start, end = match.span()
@@ -512,10 +528,38 @@ def _window_of(body: object) -> tuple[str, bool]:
     return text[:SCAN_WINDOW], len(text) > SCAN_WINDOW
 
 
+# A JSON \uXXXX escape of an invisible character, in raw JSON text quoted as it is: it would
+# otherwise survive as six visible characters and split a credential ("sk-abc\u200bdef…")
+# so that no redaction rule sees it whole. Escaped surrogates are left: a pair is an emoji.
+_ESCAPED_CHAR = re.compile(r"\\u([0-9a-fA-F]{4})")
+
+
+def _unescaped_invisible(match: re.Match[str]) -> str:
+    char = chr(int(match.group(1), 16))
+    if "\ud800" <= char <= "\udfff" or _INVISIBLE.match(char) is None:
+        return match.group(0)
+    return ""
+
+
+# HTML's quote entities, in text that is no markup page (an HTML-escaped JSON string in a
+# body or log line): a quote, so that '&quot;password&quot;: &quot;x&quot;' is redacted as
+# '"password": "x"' is.
+_QUOTE_ENTITY = re.compile(r"&(?:quot|QUOT|apos|#0*+3[49]|#[xX]0*+2[27]);")
+
+
+def _quote_for(match: re.Match[str]) -> str:
+    entity = match.group(0)
+    return '"' if entity in ("&quot;", "&QUOT;") or entity.endswith(("34;", "22;")) else "'"
+
+
 def _visible(text: str) -> str:
     """Steps 1-2 of cleaning: escape sequences and invisible characters removed."""
     if "\x1b" in text or "\x9b" in text:
         text = _ANSI.sub("", text)
+    if "\\u" in text:
+        text = _ESCAPED_CHAR.sub(_unescaped_invisible, text)
+    if "&" in text:
+        text = _QUOTE_ENTITY.sub(_quote_for, text)
     if text.isascii() and text.isprintable():
         return text  # the common case: no control character to remove
     return _INVISIBLE.sub("", text)

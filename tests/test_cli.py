@@ -563,3 +563,28 @@ def test_protocol_huge_now_is_a_value_error(now: int) -> None:
         parse_clock(now)
     with pytest.raises(ValueError, match=r"^now: "):
         outcome_for_request({"status": 503, "now": now})
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        {"status": 400, "\x1b[31mpassword=hunter2\u202e": 1},
+        {"envelope": {"ok": False}, "api_key=hunter2\x07": 1},
+        {"error": {"kind": "timeout", "token=ghp_abcdefghijklmnopqrstuvwxyz0123\n": 1}},
+        {"status": 400, "x" * 100_000: 1},
+    ],
+)
+def test_jsonl_error_objects_pass_the_gate(
+    request_: dict[str, Any], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A field name quoted in an error object is cleaned, redacted and capped like API text."""
+    stdin = json.dumps(request_).encode() + b"\n"
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin)))
+    status, out, _ = run(capsys, "classify", "--jsonl")
+    (answer,) = [json.loads(line) for line in out.splitlines()]
+    message = answer["error"]
+    assert status == 0 and answer["line"] == 1
+    assert message.endswith(("unknown field", "not allowed with envelope"))
+    assert "hunter2" not in message and "ghp_" not in message
+    assert message.isprintable() and "\u202e" not in message
+    assert len(message) < 200

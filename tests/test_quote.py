@@ -111,6 +111,14 @@ NEW_SHAPES = [
     ("GITHUB_TOKEN: abc123def456", f"GITHUB_TOKEN: {REDACTED}"),
     ('{"user_password": "hunter2"}', f'{{"user_password": "{REDACTED}"}}'),
     ("db.password: hunter2", f"db.password: {REDACTED}"),
+    # camel-case and run-together names
+    ('{"newPassword": "hunter2"}', f'{{"newPassword": "{REDACTED}"}}'),
+    ("adminPassword=hunter2", f"adminPassword={REDACTED}"),
+    ("awsSecretAccessKey: wJalrXUtnFEMI", f"awsSecretAccessKey: {REDACTED}"),
+    ('{"openaiApiKey": "abc def"}', f'{{"openaiApiKey": "{REDACTED}"}}'),
+    ("githubToken=abc123def", f"githubToken={REDACTED}"),
+    ("stripeSecretKey=hunter2", f"stripeSecretKey={REDACTED}"),
+    ("PGPASSWORD=hunter2 psql", f"PGPASSWORD={REDACTED} psql"),
     # escaped separators and JSON inside a JSON string
     ('"u": "/v1?a=1\\u0026api_key=abc123"', f'"u": "/v1?a=1\\u0026api_key={REDACTED}"'),
     ("%3Faccess_token%3Dabc123%26x%3D1", f"%3Faccess_token%3D{REDACTED}"),
@@ -158,6 +166,27 @@ NEW_SHAPES = [
 def test_more_credential_shapes_are_redacted(raw: str, expected: str) -> None:
     """Prefixed key names, escaped separators, query keys, cookies, short Basic credentials,
     URL passwords, PEM keys and more provider tokens are redacted."""
+    assert snippet(raw) == expected
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        # a JSON escape of an invisible character cannot split a token
+        ('{"e": "sk-abc\\u200bdefghijklmnopqrstuvwxyz"}', f'{{"e": "{REDACTED}"}}'),
+        ("ghp_\\u2060abcdefghijklmnopqrstuvwxyz0123456789", REDACTED),
+        # HTML-escaped quotes are quotes
+        ("&quot;password&quot;: &quot;hunter2&quot;", f'"password": "{REDACTED}"'),
+        ("&#39;api_key&#39;: &#x27;abcdef123456&#x27;", f"'api_key': '{REDACTED}'"),
+        ("&#34;token&#34;:&#x22;abc123def456&#x22;", f'"token":"{REDACTED}"'),
+        # escapes of visible characters and other entities stay as written
+        ("smile \\ud83d\\ude00 ok", "smile \\ud83d\\ude00 ok"),
+        ("a \\u00e9 b &amp; c &lt;d&gt;", "a \\u00e9 b &amp; c &lt;d&gt;"),
+    ],
+)
+def test_escaped_invisibles_and_quote_entities(raw: str, expected: str) -> None:
+    """`\\uXXXX` escapes of invisible characters are dropped and HTML quote entities read as
+    quotes before redaction, so neither hides a credential."""
     assert snippet(raw) == expected
 
 
@@ -329,6 +358,11 @@ _SHAPES = (
     "\x9b",
     "\u200b",
     " \t",
+    "\\u200b",
+    "\\u",
+    "&quot;",
+    "&#x2",
+    "&#0",
 )
 
 
@@ -379,10 +413,17 @@ def test_every_redaction_pattern_is_linear() -> None:
 def test_cleaning_patterns_are_linear() -> None:
     """The escape, invisible-character and white-space patterns, and clean itself, are
     linear on repetitions of every fragment."""
-    from agenterr._quote import _ANSI, _INVISIBLE, SPACE, clean
+    from agenterr._quote import _ANSI, _ESCAPED_CHAR, _INVISIBLE, _QUOTE_ENTITY, SPACE, clean
 
     units = _adversarial(("\x1b[", "\x1b]", "\x9b", "eyJ", "token", "password"))
-    for label, pattern in (("ansi", _ANSI), ("invisible", _INVISIBLE), ("space", SPACE)):
+    patterns = (
+        ("ansi", _ANSI),
+        ("invisible", _INVISIBLE),
+        ("space", SPACE),
+        ("escaped", _ESCAPED_CHAR),
+        ("entity", _QUOTE_ENTITY),
+    )
+    for label, pattern in patterns:
         _assert_linear(lambda text, p=pattern: p.sub("", text), units, label)
     _assert_linear(lambda text: clean(text, 10**6), units, "clean")
 
@@ -543,6 +584,11 @@ _REDACTION_FRAGMENTS = [
     "key",
     "Cookie",
     "DB_",
+    "PG",
+    "new",
+    "Password",
+    "ApiKey",
+    "Token",
     "authorization",
     "abc12345",
     "abcdefghijklmnopqrstuvwxyz",
@@ -614,10 +660,23 @@ _KEY_FORMATS = [
 ]
 
 
+_CAMEL_PREFIXES = ["new", "admin", "db", "aws", "openai", "github", "stripe", "user2"]
+
+
+def _camel(key: str) -> str:
+    """``client_secret`` -> ``ClientSecret``: a key as the hump of a camel-case name."""
+    return "".join(part[:1].upper() + part[1:] for part in key.replace("-", "_").split("_"))
+
+
 @st.composite
 def _keyed(draw: st.DrawFn) -> Credential:
-    key = draw(st.sampled_from(_PREFIXES)) + draw(st.sampled_from(_KEYS))
-    key = draw(st.sampled_from([key, key.upper(), key.lower()]))
+    name = draw(st.sampled_from(_KEYS))
+    key = draw(st.sampled_from(_PREFIXES)) + name
+    key = draw(
+        st.sampled_from(
+            [key, key.upper(), key.lower(), draw(st.sampled_from(_CAMEL_PREFIXES)) + _camel(name)]
+        )
+    )
     value = draw(_core(8, 10))
     return Credential(draw(st.sampled_from(_KEY_FORMATS)).format(k=key, v=value), value)
 
