@@ -12,7 +12,7 @@ from typing import Any
 
 from ._headers import MAX_HEADERS, HeaderView
 from ._hints import hint_for, schema_hint, where
-from ._outcome import Outcome
+from ._outcome import Outcome, _built
 from ._quote import snippet
 from ._refine import REFINE_HEADERS, refine, status_rule
 from ._responses import as_status, response_host, response_parts
@@ -136,7 +136,7 @@ def _status_outcome(
     quoted = snippet(body if quote is None else quote)
     transport = value == 0 or (value is None and status is None)
     hint = hint_for(code, where(recorded, transport=transport), quoted, retry_after, quota=quota)
-    return Outcome(code, hint, retry_after, recorded, None, error)
+    return _built(code, hint, retry_after, recorded, error)
 
 
 def _has_body(body: object) -> bool:
@@ -209,7 +209,7 @@ def _fast_headers(status: int, headers: dict[Any, Any]) -> Outcome[None] | None:
     delay = parse_retry_after(value, milliseconds=found.lower() in MS_HEADERS)
     if delay is None or delay > LONG_WAIT:
         return None  # a long wait may make a rate limit a quota: the refinements decide
-    cached = Outcome(code, hint_for(code, where(status), "", delay), delay, status)
+    cached = _built(code, hint_for(code, where(status), "", delay), delay, status, None)
     if len(_BY_HEADER) < 4096:
         _BY_HEADER[key] = cached
     return cached

@@ -49,10 +49,11 @@ class Outcome(Generic[T_co]):
       clamped to the ceiling, and a delay on a code that is not transient is dropped;
     - ``status`` agrees with ``ok``: a success carries 0 or the 2xx status that produced it,
       a failure 0 or a non-2xx status from 100 to 599;
-    - ``llm_hint`` is one clean line (no control character, ANSI escape, invisible or
-      bidi character), except that a list item starts on a new line with ``"- "``, as in
-      the ``SCHEMA_INVALID`` hint; anything else is cleaned as an API's quote is; a success
-      has no hint.
+    - ``llm_hint`` is one clean, redacted line (no control character, ANSI escape,
+      invisible or bidi character, no credential), except that a list item starts on a new
+      line with ``"- "``, as in the ``SCHEMA_INVALID`` hint: a hint given to the constructor
+      (or read by :meth:`from_dict`) passes the same cleaning and redaction gate as an API's
+      quote; a success has no hint.
     """
 
     code: Code | None = None
@@ -103,7 +104,7 @@ class Outcome(Generic[T_co]):
                 )
             if type(llm_hint) is not str:
                 raise TypeError(f"llm_hint: must be a str, got {type(llm_hint).__name__}")
-            if not llm_hint.isprintable() and not _is_clean_hint(llm_hint):
+            if llm_hint:  # text from outside passes the gate, credentials included
                 llm_hint = _clean_hint(llm_hint)
             if retry_after is not None and not (
                 type(retry_after) is float
@@ -334,10 +335,25 @@ _ITEM = "\n- "
 """How a hint's list item starts (the SCHEMA_INVALID hint): the one newline a hint keeps."""
 
 
-def _is_clean_hint(hint: str) -> bool:
-    # str.isprintable() is False for every control, format (bidi, zero-width, tag),
-    # line-separator and non-ASCII space character, and for ESC: one C pass.
-    return hint.isprintable() or (_ITEM in hint and hint.replace(_ITEM, " ").isprintable())
+def _built(
+    code: Code,
+    hint: str,
+    retry_after: float | None,
+    status: int,
+    error: BaseException | None,
+) -> Outcome[None]:
+    """A failure the classifiers built, without the constructor's checks: its hint is a
+    template around quotes that already passed the gate, its delay was parsed and bounded,
+    its status checked. Internal: nothing from outside comes through here."""
+    outcome: Outcome[None] = object.__new__(Outcome)
+    _set = object.__setattr__
+    _set(outcome, "code", code)
+    _set(outcome, "llm_hint", hint)
+    _set(outcome, "retry_after", retry_after if code.retryable else None)
+    _set(outcome, "status", status)
+    _set(outcome, "value", None)
+    _set(outcome, "error", error)
+    return outcome
 
 
 def _clean_hint(hint: str) -> str:
@@ -351,7 +367,10 @@ def _clean_hint(hint: str) -> str:
 def _checked_delay(delay: object, code: Code) -> float | None:
     if type(delay) is bool or not isinstance(delay, int | float):
         raise TypeError(f"retry_after: must be a number of seconds, got {type(delay).__name__}")
-    seconds = float(delay)
+    try:
+        seconds = float(delay)
+    except OverflowError:  # an int beyond any float: as long (or as negative) as can be
+        seconds = math.inf if delay > 0 else -math.inf
     if math.isnan(seconds):  # no delay can be read from it
         raise ValueError("retry_after: must be a number of seconds, got NaN")
     if seconds < 0:

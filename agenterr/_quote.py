@@ -604,6 +604,41 @@ _MARKUP_TOKEN = re.compile(
     re.ASCII,
 )
 _HIDDEN_ELEMENTS = frozenset({"script", "style", "noscript", "template"})
+_INLINE_ELEMENTS = frozenset(
+    [
+        "a",
+        "abbr",
+        "b",
+        "bdi",
+        "bdo",
+        "cite",
+        "code",
+        "data",
+        "del",
+        "dfn",
+        "em",
+        "font",
+        "i",
+        "ins",
+        "kbd",
+        "mark",
+        "q",
+        "s",
+        "samp",
+        "small",
+        "span",
+        "strike",
+        "strong",
+        "sub",
+        "sup",
+        "time",
+        "tt",
+        "u",
+        "var",
+        "wbr",
+    ]
+)
+"""HTML's phrasing elements that do not start a new line: text on both sides runs on."""
 
 
 def _markup(text: str) -> bool:
@@ -643,10 +678,13 @@ def _markup_text(text: str) -> str:
     """The text of a markup document: character data and CDATA, entities decoded, the
     contents of script, style, noscript and template elements, comments and tags dropped,
     a piece equal to the one before it (a <title> repeated as <h1>) dropped too, and the
-    text of an element named like a credential redacted."""
+    text of an element named like a credential redacted. Text that only inline elements
+    and comments separate is joined as a browser shows it (``sk-abc<b>def</b>`` is
+    ``sk-abcdef``), so markup cannot split a credential into pieces redaction misses."""
     pieces: list[str] = []
     hidden: str | None = None
     secret = False
+    glued = False  # only inline tags since the last piece, which ended without a space
     for match in _MARKUP_TOKEN.finditer(text):
         cdata, closing, name, data = match.groups()
         if name is not None:
@@ -657,14 +695,24 @@ def _markup_text(text: str) -> str:
                 hidden = None
             # The innermost open element decides (a leaf holds the value).
             secret = not closing and not match.group(0).endswith("/>") and _secret_element(name)
+            glued = glued and name in _INLINE_ELEMENTS
             continue
         if hidden is not None or (cdata is None and data is None):
             continue
-        piece = " ".join((html.unescape(data) if data is not None else cdata or "").split())
+        raw = html.unescape(data) if data is not None else cdata or ""
+        piece = " ".join(raw.split())
         if piece and secret:
             piece = REDACTED
-        if piece and (not pieces or pieces[-1] != piece):
+        if not piece:
+            glued = glued and not raw  # white space between tags separates words
+        elif glued and pieces and not raw[:1].isspace():
+            pieces[-1] += piece
+            glued = not raw[-1:].isspace()
+        elif not pieces or pieces[-1] != piece:
             pieces.append(piece)
+            glued = not raw[-1:].isspace()
+        else:
+            glued = False
     return " ".join(pieces)
 
 

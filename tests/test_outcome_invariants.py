@@ -52,6 +52,13 @@ def test_long_delays_are_clamped_to_the_ceiling(delay: float) -> None:
     assert json.loads(out.to_json())["retry_after_seconds"] == 86_400
 
 
+def test_integers_beyond_any_float_are_clamped_or_rejected() -> None:
+    """Regression: float(10**400) raised OverflowError from the constructor."""
+    assert Outcome(Code.RATE_LIMITED, "slow down", 10**400).retry_after == CEILING
+    with pytest.raises(ValueError, match=r"^retry_after: must not be negative"):
+        Outcome(Code.RATE_LIMITED, "slow down", -(10**400))
+
+
 @pytest.mark.parametrize("delay", [True, "3", None.__class__])
 def test_non_numeric_delays_are_a_type_error(delay: object) -> None:
     with pytest.raises(TypeError, match=r"^retry_after: "):
@@ -140,6 +147,27 @@ def test_a_hint_is_cleaned_at_construction(hint: str, expected: str) -> None:
     """Control characters, escapes and newlines go; a list item keeps its line; a hint that
     needed cleaning passes the whole quoting gate, redaction included."""
     assert Outcome(Code.INVALID_REQUEST, hint).llm_hint == expected
+
+
+@pytest.mark.parametrize(
+    ("hint", "expected"),
+    [
+        # one printable line: a credential in it is redacted all the same
+        (f"Call failed: api_key={KEY}", "Call failed: api_key=[REDACTED]"),
+        (f"Bearer {KEY} was refused", "Bearer [REDACTED] was refused"),
+        # fillers and joiners that str.isprintable() lets through
+        (
+            "fill\u3164er \u2800blank \u034fjoin \u115fhangul \ufe0fselect",
+            "filler blank join hangul select",
+        ),
+    ],
+)
+def test_a_printable_hint_passes_the_gate_too(hint: str, expected: str) -> None:
+    """Regression: only hints with control characters were cleaned, so a one-line hint kept
+    its credential and the invisible characters str.isprintable() counts as printable."""
+    assert Outcome(Code.INVALID_REQUEST, hint).llm_hint == expected
+    wire = {"ok": False, "code": "INVALID_REQUEST", "llm_hint": hint}
+    assert Outcome.from_dict(wire).llm_hint == expected
 
 
 def test_a_clean_hint_is_kept_byte_for_byte() -> None:

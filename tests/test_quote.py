@@ -936,6 +936,34 @@ def test_markup_text_is_cleaned_and_redacted() -> None:
     assert snippet(body) == f"key=x {REDACTED} zerowidth"
 
 
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        # inline tags and comments inside a token do not split it (a browser shows it whole)
+        (
+            "<html><body><p>key sk-abc<b>defghijklmnopqrstuvwxyz</b>0123</p></body></html>",
+            f"key {REDACTED}",
+        ),
+        ("<html><body><p>sk-abc<!-- x -->defghijklmnopqrstuvwxyz</p></body></html>", REDACTED),
+        (
+            "<html><body><p>ghp_<span>abcdefghijklmnopqrstuvwxyz0123456789</span></p></body></html>",
+            REDACTED,
+        ),
+        # white space or a block element still separates words
+        ("<html><body><p>a <b>bold</b> word</p><p>next</p></body></html>", "a bold word next"),
+        ("<html><body><h1>Bad</h1><p>Gateway</p></body></html>", "Bad Gateway"),
+        (
+            "<Error><Code>SlowDown</Code><Message>Reduce your rate</Message></Error>",
+            "SlowDown Reduce your rate",
+        ),
+    ],
+)
+def test_inline_markup_joins_text_as_shown(body: str, expected: str) -> None:
+    """Regression: pieces were joined with a space at every tag, so ``sk-abc<b>def…</b>``
+    became two short pieces that no redaction rule recognised."""
+    assert snippet(body) == expected
+
+
 def test_markup_conversion_is_linear() -> None:
     """The markup tokenizer costs linear time on repetitions of every construct."""
     from agenterr._quote import _markup_text
