@@ -101,7 +101,7 @@ def _status_outcome(
 ) -> Outcome[None]:
     """``rules`` are the user rule sets in force; ``host`` is the host the response came
     from, or an object to read it from (a response) when a status rule needs it."""
-    value = as_status(status)
+    value = status if type(status) is int else as_status(status)
     if value is not None and 200 <= value <= 299:
         return _OK_BY_STATUS[value]  # a success keeps its status (not on the wire)
     valid = value is not None and 100 <= value <= 599
@@ -120,8 +120,14 @@ def _status_outcome(
     if valid and (headers is not None or _has_body(body) or rules):
         # SPEC Annex A: headers and the error body may move the failure to another class.
         view = HeaderView.of(headers, _VIEW_NAMES)
-        clock = server_clock(view, now) if view.get("date") is not None else now
-        family = retry_after_from_headers(view, now=clock) if headers is not None else None
+        family = None
+        get = view.get
+        if headers is not None and (
+            get(_RETRY_AFTER) is not None or get(_MS) is not None or get(_MS_AZURE) is not None
+        ):
+            # An HTTP-date is measured against the response's own clock, when it sent one.
+            clock = server_clock(view, now) if get("date") is not None else now
+            family = retry_after_from_headers(view, now=clock)
         refined = refine(
             recorded, code, body, view, retry_after=family, now=now, layers=rules, quota=quota
         )
@@ -137,6 +143,9 @@ def _status_outcome(
     transport = value == 0 or (value is None and status is None)
     hint = hint_for(code, where(recorded, transport=transport), quoted, retry_after, quota=quota)
     return _built(code, hint, retry_after, recorded, error)
+
+
+_MS, _MS_AZURE, _RETRY_AFTER = RETRY_HEADERS
 
 
 def _has_body(body: object) -> bool:

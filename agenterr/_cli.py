@@ -236,12 +236,10 @@ def _classify_jsonl() -> int:
     try:
         write = _jsonl_writer(out)
         for batch in _request_batches(sys.stdin.buffer, JSONL_LINE_LIMIT):
-            for number, line in batch:
-                answer = _answer(number, line)
-                if answer is not None:
-                    write(answer + "\n")
-            # Once per read, not per line: the answers so far reach the reader before the
-            # next read can block.
+            answers = [_answer(number, line) for number, line in batch]
+            # One write and one flush per read, not per line: the answers so far reach the
+            # reader before the next read can block.
+            write("".join(answer + "\n" for answer in answers if answer is not None))
             out.flush()
     except BrokenPipeError:
         _silence_stdout()

@@ -122,12 +122,31 @@ def _bare_hint(code: Code, where_: str, retry_after: float | None) -> str:
     return _format_hint(code, where_, "", retry_after)
 
 
+def _pieces(template: str) -> tuple[str, str | None, str]:
+    """A template as the text before {where}, between it and {wait} (None: no wait), and
+    up to {said}: the fields always come in that order, and {said} ends every template."""
+    head, _, rest = template.partition("{where}")
+    middle: str | None = None
+    if "{wait}" in rest:
+        middle, _, rest = rest.partition("{wait}")
+    tail, _, end = rest.partition("{said}")
+    assert not end and "{" not in head + (middle or "") + tail, template
+    return head, middle, tail
+
+
+# Filled by concatenation: str.format re-parses a template on every call.
+_PIECES = {code: _pieces(template) for code, template in _TEMPLATES.items()}
+
+
 def _format_hint(code: Code, where_: str, quoted: str, retry_after: float | None) -> str:
-    template = _TEMPLATES.get(code)
-    if template is None:  # SCHEMA_INVALID has its own builder
+    pieces = _PIECES.get(code)
+    if pieces is None:  # SCHEMA_INVALID has its own builder
         return schema_hint(())
-    said = f" The API said: {quoted}" if quoted else ""
-    return template.format(where=where_, said=said, wait=wait_phrase(retry_after))
+    head, middle, tail = pieces
+    said = " The API said: " + quoted if quoted else ""
+    if middle is None:
+        return head + where_ + tail + said
+    return head + where_ + middle + wait_phrase(retry_after) + tail + said
 
 
 _SCHEMA_LEAD = "The arguments you generated do not match the required schema."

@@ -20,7 +20,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ._classify import classify, schema_invalid
+from ._classify import classify, from_status, schema_invalid
 from ._envelope import from_envelope
 from ._outcome import Outcome
 from ._quote import clean
@@ -133,9 +133,12 @@ def make_error(spec: object, *, outermost: bool = True, depth: int = 0) -> BaseE
 
 
 def _headers(value: object) -> object:
-    if value is None or isinstance(value, dict):
-        if isinstance(value, dict) and not all(isinstance(v, str) for v in value.values()):
-            raise ValueError("headers: values must be strings")
+    if value is None:
+        return None
+    if isinstance(value, dict):
+        for item in value.values():
+            if not isinstance(item, str):
+                raise ValueError("headers: values must be strings")
         return value
     if isinstance(value, list) and all(
         isinstance(p, list) and len(p) == 2 and all(isinstance(x, str) for x in p) for p in value
@@ -188,9 +191,8 @@ def outcome_for_request(request: object) -> Outcome[Any]:
         headers = _headers(request.get("headers"))
         now = parse_clock(request.get("now"))
         return from_envelope(request["envelope"], headers=headers, now=now)
-    unknown = set(request) - _REQUEST_KEYS
-    if unknown:
-        raise ValueError(f"{_name(unknown)}: unknown field")
+    if not _REQUEST_KEYS.issuperset(request):
+        raise ValueError(f"{_name(set(request) - _REQUEST_KEYS)}: unknown field")
     body: object = request.get("body")
     if "body_base64" in request:
         if "body" in request:
@@ -201,10 +203,13 @@ def outcome_for_request(request: object) -> Outcome[Any]:
             raise ValueError("body_base64: not valid base64") from None
     elif body is not None and not isinstance(body, str):
         raise ValueError("body: must be a string")
-    error = make_error(request["error"]) if request.get("error") is not None else None
-    headers = _headers(request.get("headers"))
-    now = parse_clock(request.get("now"))
-    return classify(request.get("status", 0), body, error, headers=headers, now=now)
+    get = request.get
+    error = make_error(request["error"]) if get("error") is not None else None
+    headers = _headers(get("headers"))
+    now = parse_clock(get("now"))
+    if error is not None:
+        return classify(get("status", 0), body, error, headers=headers, now=now)
+    return from_status(get("status", 0), body, headers=headers, now=now)
 
 
 def load_vectors(path: str | Path | None = None) -> list[dict[str, Any]]:

@@ -554,15 +554,14 @@ def _quote_for(match: re.Match[str]) -> str:
 
 def _visible(text: str) -> str:
     """Steps 1-2 of cleaning: escape sequences and invisible characters removed."""
-    if "\x1b" in text or "\x9b" in text:
+    plain = text.isascii() and text.isprintable()  # the common case: no ESC, no control
+    if not plain and ("\x1b" in text or "\x9b" in text):
         text = _ANSI.sub("", text)
     if "\\u" in text:
         text = _ESCAPED_CHAR.sub(_unescaped_invisible, text)
     if "&" in text:
         text = _QUOTE_ENTITY.sub(_quote_for, text)
-    if text.isascii() and text.isprintable():
-        return text  # the common case: no control character to remove
-    return _INVISIBLE.sub("", text)
+    return text if plain else _INVISIBLE.sub("", text)
 
 
 def _finish(text: str, cap: int) -> str:

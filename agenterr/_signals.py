@@ -302,7 +302,9 @@ def _from_document(document: object, problem_json: bool) -> Signals:
     # The members SPEC 11.2.2 reads, in its order. A small object (every error body) is
     # scanned once for them; a large one is probed by name, so its size costs nothing.
     if len(document) <= _SCAN_MEMBERS:
-        present = sorted(_MEMBERS[key] for key in document if key in _MEMBERS)
+        members = _MEMBERS
+        present = [members[key] for key in document if key in members]
+        present.sort()
     else:
         present = [order for key, order in _MEMBERS.items() if key in document]
     get = document.get
@@ -419,6 +421,8 @@ class Verdict(NamedTuple):
 
 
 _NORMALISED: dict[str, str] = {}
+_RANK_OF = {key: rank(*key) for key in ANCHORS}
+_NO_RANK = len(_RANK_OF)
 
 
 def _key(identifier: str) -> str:
@@ -464,6 +468,18 @@ def identifiers_verdict(
 ) -> Verdict | None:
     """The best-ranked known identifier (ties: the first in reading order); at most 64."""
     best: Verdict | None = None
+    if not layers and not envelope and type(identifiers) is tuple:
+        # The common case, inlined: the built-in table only (lookup() without user scopes).
+        table = INDEX.identifiers
+        best_rank = _NO_RANK
+        for identifier in identifiers[:MAX_IDENTIFIERS]:
+            if isinstance(identifier, str):
+                rule = table.get(_key(identifier))
+                if rule is not None:
+                    order = _RANK_OF[(rule.code, rule.quota)]
+                    if order < best_rank:
+                        best, best_rank = Verdict(rule.code, rule.quota, identifier), order
+        return best
     for identifier in itertools.islice(identifiers, MAX_IDENTIFIERS):
         rule = lookup(identifier, layers, envelope=envelope)
         if rule is not None:
@@ -544,8 +560,13 @@ def _lower(text: str) -> str:
     return text.lower() if text.isascii() else text.translate(_ASCII_LOWER)
 
 
-def _contains(texts: list[str], phrases: re.Pattern[str]) -> bool:
-    return any(phrases.search(text) for text in texts)
+def _contains(texts: list[str], phrases: tuple[str, ...]) -> bool:
+    # A handful of literals: substring tests beat one alternation's scan of every position.
+    for text in texts:
+        for phrase in phrases:
+            if phrase in text:
+                return True
+    return False
 
 
 def phrase_verdict(texts: Iterable[object], layers: tuple[RuleSet, ...]) -> Verdict | None:
@@ -572,20 +593,39 @@ _THROTTLED = Verdict(Code.RATE_LIMITED, False)
 _PHRASE_STATUSES = frozenset({400, 402, 403, 429})
 _RATE_PHRASE_STATUSES = frozenset({400, 403})
 _NOT_ALNUM = re.compile("[^A-Za-z0-9]+")
-_QUOTA_PHRASES = re.compile("|".join(re.escape(str(r.key)) for r in INDEX.http_phrases if r.quota))
-_RATE_PHRASES = re.compile(
-    "|".join(re.escape(str(r.key)) for r in INDEX.http_phrases if r.code is Code.RATE_LIMITED)
-)
+_QUOTA_PHRASES = tuple(str(r.key) for r in INDEX.http_phrases if r.quota)
+_RATE_PHRASES = tuple(str(r.key) for r in INDEX.http_phrases if r.code is Code.RATE_LIMITED)
 
 
 def quota_period(names: tuple[str, ...], has_retry_info: bool) -> Verdict:
     """SPEC A.5: a quota that resets within the hour is a rate limit; others need a human."""
-    squeezed = tuple(_NOT_ALNUM.sub("", name).lower() for name in names)  # not cut at 128
-    if any(p in name for name in squeezed for p in _LONG_PERIOD):
+    periods = [_period(name) for name in names]
+    if _LONG in periods:
         return _QUOTA
-    if has_retry_info or any(p in name for name in squeezed for p in _SHORT_PERIOD):
+    if has_retry_info or _SHORT in periods:
         return _THROTTLED
     return _QUOTA  # an allowance (VMs per project, free tier): someone must raise it
+
+
+_LONG, _SHORT, _NONE = 2, 1, 0
+_PERIODS: dict[str, int] = {}
+
+
+def _period(name: str) -> int:
+    """Whether a quota name speaks of a long period, a short one, or none (long first)."""
+    # Cached as identifiers are: quota names are a provider's fixed vocabulary.
+    found = _PERIODS.get(name)
+    if found is None:
+        squeezed = _NOT_ALNUM.sub("", name).lower()  # not cut at 128
+        if any(p in squeezed for p in _LONG_PERIOD):
+            found = _LONG
+        elif any(p in squeezed for p in _SHORT_PERIOD):
+            found = _SHORT
+        else:
+            found = _NONE
+        if len(_PERIODS) < 4096 and len(name) <= _MAX_IDENTIFIER:
+            _PERIODS[name] = found
+    return found
 
 
 def http_verdict(
@@ -603,7 +643,7 @@ def http_verdict(
     ``plain_text`` is a body without JSON or XML structure: only user phrases read it.
     """
     texts: tuple[str, ...] = signals.messages or ((plain_text,) if plain_text else ())
-    best = _user_evidence(signals, texts, layers)
+    best = _user_evidence(signals, texts, layers) if layers else None
     best = _better(identifiers_verdict(signals.identifiers, layers, envelope=False), best)
     if header_identifier is not None:
         rule = lookup(header_identifier, layers, envelope=False)
@@ -615,10 +655,11 @@ def http_verdict(
     # limit (Anthropic's spend limits arrive as rate_limit_error) and yields to quota facts,
     # RetryInfo and a server that says to come back within the hour; a rate phrase counts
     # only when nothing else spoke (a ValidationException about a throttle setting).
+    if best is not None and best.code is not Code.RATE_LIMITED:
+        return best  # structure spoke; no phrase can change it (nor is lowering needed)
     lowered = _lowered(signals.messages) if signals.messages else []
     if (
-        (best is None or best.code is Code.RATE_LIMITED)
-        and signals.quota_names is None
+        signals.quota_names is None
         and signals.retry_delay is None
         and (retry_after is None or retry_after > LONG_WAIT)
         and status in _PHRASE_STATUSES
@@ -682,7 +723,18 @@ def _branches(node: dict[str, Any]) -> str:
 
 _GENERAL_PHRASES = {str(rule.key): rule for rule in INDEX.general_phrases}
 _GENERAL_FRAGMENTS = {str(rule.key): rule for rule in INDEX.general_fragments}
-_GENERAL_WORDS = re.compile(rf"(?<![a-z0-9])(?:{_alternation(_GENERAL_PHRASES)})")
+_WORD_EDGE = re.compile("[a-z0-9]")
+# A phrase counts at a word start: after a character outside a-z0-9, or at the start. Found
+# as "one such character, then the phrase" in the text behind a space, which lets the regex
+# engine skip to the next separator instead of trying the phrases at every position. The
+# same matches as a look-behind while no phrase ends outside a-z0-9 (a match then never ends
+# on the separator the next one needs); otherwise the look-behind form is used.
+_GENERAL_WORDS = re.compile(
+    rf"[^a-z0-9]({_alternation(_GENERAL_PHRASES)})"
+    if all(_WORD_EDGE.fullmatch(phrase[-1]) for phrase in _GENERAL_PHRASES)
+    else rf"(?<![a-z0-9])({_alternation(_GENERAL_PHRASES)})"
+)
+_WORD_LEAD = " " if _GENERAL_WORDS.pattern.startswith("[") else ""
 _GENERAL_PARTS = re.compile(_alternation(_GENERAL_FRAGMENTS))
 _SHORT_WINDOW = re.compile(
     r"(?:(?<![a-z0-9])(?:per|a|each|every)[ -]|/ ?)(?:second|sec|minute|min|hour)(?![a-z0-9])|"
@@ -711,16 +763,42 @@ def general_verdict(
         lowered = _lowered(texts)
     best: Verdict | None = None
     for text in lowered:
-        for match in _GENERAL_WORDS.finditer(text):
-            best = _better(_BY_PHRASE[match.group()], best)
+        for match in _GENERAL_WORDS.finditer(_WORD_LEAD + text):
+            best = _better(_BY_PHRASE[match.group(1)], best)
     shaped = [t for t in texts if isinstance(t, str) and _IDENTIFIER_SHAPED.fullmatch(t[:128])]
     for identifier in itertools.islice(itertools.chain(identifiers, shaped), MAX_IDENTIFIERS):
         if isinstance(identifier, str):
-            for match in _GENERAL_PARTS.finditer(_key(identifier)):
-                best = _better(_BY_FRAGMENT[match.group()], best)
-    if best is not None and best.quota and any(_SHORT_WINDOW.search(t) for t in lowered):
+            best = _better(_fragments_verdict(_key(identifier)), best)
+    if best is not None and best.quota and _short_window(lowered):
         return _THROTTLED._replace(general=True)
     return best
+
+
+_BY_KEY: dict[str, Verdict | None] = {}
+
+
+def _fragments_verdict(key: str) -> Verdict | None:
+    """The best-ranked fragment in a normalised identifier (the first of equal rank)."""
+    # Cached as _key is: identifiers are a small vocabulary that repeats across calls.
+    if key in _BY_KEY:
+        return _BY_KEY[key]
+    best: Verdict | None = None
+    for match in _GENERAL_PARTS.finditer(key):
+        best = _better(_BY_FRAGMENT[match.group()], best)
+    if len(_BY_KEY) < 4096 and len(key) <= _MAX_IDENTIFIER:
+        _BY_KEY[key] = best
+    return best
+
+
+_SHORT_WORDS = ("sec", "min", "hour", "requests per", "rpm", "tpm", "rps")
+"""Substrings every match of _SHORT_WINDOW holds: the pattern runs only where one occurs."""
+
+
+def _short_window(lowered: list[str]) -> bool:
+    for text in lowered:
+        if any(word in text for word in _SHORT_WORDS) and _SHORT_WINDOW.search(text):
+            return True
+    return False
 
 
 def _general_allowed(

@@ -15,6 +15,7 @@ from agenterr._rules import ACCESS_PHRASES, CONTENT_POLICY, GENERAL
 from agenterr._signals import (
     _GENERAL_PHRASES,
     _GENERAL_WORDS,
+    _WORD_LEAD,
     Verdict,
     _alternation,
     _general_allowed,
@@ -39,6 +40,21 @@ def test_every_general_phrase_is_found_at_a_word_start_only() -> None:
         assert _GENERAL_WORDS.search(f"x {phrase} y") is not None, phrase
         assert all(m.start() != 1 for m in _GENERAL_WORDS.finditer(f"x{phrase}")), phrase
     assert _GENERAL_WORDS.search("the block is") is None  # "lock" needs a word start
+
+
+_PHRASE_PIECES = st.sampled_from(sorted(_GENERAL_PHRASES)) | st.sampled_from(
+    [" ", "-", "_", ".", "x", "9", "'", "(", "no", "un", "ed"]
+)
+
+
+@given(pieces=st.lists(_PHRASE_PIECES, max_size=12))
+def test_the_fast_phrase_pattern_finds_what_the_look_behind_finds(pieces: list[str]) -> None:
+    """_GENERAL_WORDS finds "separator, phrase" behind a leading space (so the engine skips
+    to separators); the look-behind form it stands for must find the same phrases."""
+    text = "".join(pieces)
+    reference = re.compile(rf"(?<![a-z0-9])(?:{_alternation(_GENERAL_PHRASES)})")
+    expected = [m.group() for m in reference.finditer(text)]
+    assert [m.group(1) for m in _GENERAL_WORDS.finditer(_WORD_LEAD + text)] == expected
 
 
 def test_general_rules_are_data_with_sources() -> None:
@@ -166,3 +182,29 @@ def test_an_envelope_costs_the_same_whatever_its_size() -> None:
     """SPEC 12.12: O(1) in the payload, parsed objects included (a ratio within one run)."""
     small, large = _cost(100), _cost(200_000)
     assert large < 20 * small + 0.002, (small, large)
+
+
+def test_the_per_identifier_caches_stay_bounded() -> None:
+    """Identifiers, their fragments and quota names are cached (a provider's vocabulary
+    repeats); a stream of distinct or huge ones must not grow the caches past their bound."""
+    from agenterr import _signals
+
+    for index in range(5000):
+        body = {
+            "error": {
+                "code": f"NEW_{index}_QUOTA_EXCEEDED",
+                "details": [
+                    {
+                        "@type": "type.googleapis.com/google.rpc.QuotaFailure",
+                        "violations": [{"quotaId": f"Requests{index}PerDay"}],
+                    }
+                ],
+            }
+        }
+        from_status(400, json.dumps(body))  # a quota name per call
+        from_status(400, json.dumps({"error": {"code": f"odd_{index}_thing"}}))  # fragments
+    from_status(400, json.dumps({"error": {"code": "X" * 5000}}))
+    for cache in (_signals._NORMALISED, _signals._BY_KEY, _signals._PERIODS):
+        assert 0 < len(cache) <= 4096
+        assert all(len(key) <= 5000 for key in cache)
+    assert all(len(key) <= 128 for key in (*_signals._BY_KEY, *_signals._PERIODS))
