@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import _rules as _rules_module
 from ._headers import MAX_HEADERS, HeaderView
 from ._hints import hint_for, schema_hint, where
 from ._outcome import Outcome, _built
@@ -244,6 +245,18 @@ def from_status(
 
     Never raises on its inputs; a malformed ``rules=`` raises ``TypeError``/``ValueError``.
     """
+    if (
+        rules is None
+        and headers is None
+        and type(status) is int
+        and (body is None or (type(body) is str and not body))
+        and _rules_module._process is None
+    ):
+        # The commonest call, a bare status with no rules in force: its outcome was built
+        # once (identity and type checks only, as in _from_status).
+        cached = _PLAIN.get(status)
+        if cached is not None:
+            return cached
     scopes = layers(rules)
     try:
         return _from_status(status, body, headers, now, scopes)

@@ -14,12 +14,12 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ._headers import HeaderView
-from ._quote import SCAN_WINDOW
 from ._retry_after import Clock
 from ._rules import Rule, RuleSet
 from ._signals import (
     LONG_WAIT,
     NO_SIGNALS,
+    PLAIN_WINDOW,
     body_text,
     delay_after,
     http_verdict,
@@ -119,8 +119,10 @@ def _refine(
     signals = read_signals(body, "problem+json" in content_type.lower())
     plain: str | None = None
     if signals is NO_SIGNALS:
-        text = body_text(body)  # user phrases and general evidence read unstructured text
-        plain = text[0][:SCAN_WINDOW] if text is not None else None
+        # User phrases and general evidence read unstructured text as one message. Four
+        # bytes a code point at most: enough bytes for the window, and no more decoded.
+        text = body_text(body, 4 * PLAIN_WINDOW)
+        plain = text[0][:PLAIN_WINDOW] if text is not None else None
     amzn = view.get(_AMZN_TYPE)
     header_identifier = amzn.partition(":")[0] if amzn is not None else None
     verdict = http_verdict(

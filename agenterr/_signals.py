@@ -35,6 +35,7 @@ from ._taxonomy import Class, Code
 __all__ = [
     "LONG_WAIT",
     "PARSE_LIMIT",
+    "PLAIN_WINDOW",
     "Signals",
     "Verdict",
     "body_text",
@@ -68,6 +69,9 @@ MAX_IDENTIFIERS = 4 * MAX_ITEMS
 _MAX_IDENTIFIER = 128
 _MAX_MESSAGES = 8
 _MAX_MESSAGE = 2048
+PLAIN_WINDOW = _MAX_MESSAGE
+"""Code points of a body without JSON or XML structure that phrases read: it is read as one
+message, cut as a message is (SPEC 11.2.2)."""
 _JSON_SPACE = " \t\n\r"
 """JSON's white space (RFC 8259): the only characters skipped before a document."""
 
@@ -75,22 +79,26 @@ _JSON_SPACE = " \t\n\r"
 # --- reading a body ----------------------------------------------------------------------
 
 
-def body_text(body: object) -> tuple[str, bool] | None:
-    """A text or bytes body's first PARSE_LIMIT units as text, without a leading byte-order
-    mark, and whether that is the whole body; None for other bodies."""
+def body_text(body: object, limit: int = PARSE_LIMIT) -> tuple[str, bool] | None:
+    """A text or bytes body's first ``limit`` units (code points or bytes) as text, without a
+    leading byte-order mark, and whether that is the whole body; None for other bodies."""
     if isinstance(body, str):
-        whole = len(body) <= PARSE_LIMIT
-        text = body if whole else body[:PARSE_LIMIT]
+        whole = len(body) <= limit
+        text = body if whole else body[:limit]
     elif isinstance(body, (bytes, bytearray, memoryview)):
         try:
-            whole = len(body) <= PARSE_LIMIT
-            data = bytes(body[:PARSE_LIMIT])
+            whole = len(body) <= limit
+            data = bytes(body[:limit])
         except Exception:
             return None  # a released buffer
         text = data.decode("utf-8", "replace")
     else:
         return None
     return text.removeprefix("\ufeff"), whole  # RFC 8259 lets parsers ignore a BOM
+
+
+_HEAD = 256
+"""Units of a body decoded first, to see how it starts."""
 
 
 def json_start(text: str) -> str:
@@ -121,11 +129,20 @@ def read_signals(body: object, problem_json: bool = False) -> Signals:
     try:
         if isinstance(body, (dict, list)):
             return _from_document(body, problem_json)
-        prefix = body_text(body)
-        if prefix is None:
+        head = body_text(body, _HEAD)
+        if head is None:
             return NO_SIGNALS
-        text, whole = prefix
-        start = json_start(text)
+        start = json_start(head[0])
+        if (
+            start in ("{", "[")
+            and not head[1]
+            and isinstance(body, (str, bytes, bytearray, memoryview))
+            and len(body) > PARSE_LIMIT
+        ):
+            return NO_SIGNALS  # JSON cut by the parse limit: nothing is read (nor decoded)
+        text, whole = head if head[1] else body_text(body) or ("", False)
+        if not start:
+            start = json_start(text)  # more leading white space than the head held
         if start in ("{", "[") and whole:
             document = parse_json(text)
             if document is None:
@@ -640,7 +657,8 @@ def http_verdict(
 ) -> Verdict | None:
     """The reading of a failed response's body and identifier header (SPEC A.3–A.5, A.11).
 
-    ``plain_text`` is a body without JSON or XML structure: only user phrases read it.
+    ``plain_text`` is a body without JSON or XML structure, read as its only message by the
+    user phrases and general evidence (not by the built-in phrases of SPEC A.4).
     """
     texts: tuple[str, ...] = signals.messages or ((plain_text,) if plain_text else ())
     best = _user_evidence(signals, texts, layers) if layers else None

@@ -44,8 +44,11 @@ def test_issue_targets_have_their_rows(rows: list[dict[str, Any]]) -> None:
     (stream,) = [r for n, r in targeted.items() if "classify --jsonl" in n]
     assert typical["limit"] == 10 and typical["target"] == "≤ 10"
     assert stream["limit"] == 5 and stream["target"] == "≤ 5"
-    # One informational row per body, the command's own overhead, the whole-process run.
-    assert len(rows) == len(load_benchmark("bench_body").BODIES) + 4
+    # One informational row per body, the quoting floor, the command's own overhead, the
+    # whole-process run.
+    assert len(rows) == len(load_benchmark("bench_body").BODIES) + 5
+    (floor,) = [r for r in rows if r["name"].startswith("the floor:")]
+    assert floor["met"] is None
 
 
 def test_bodies_are_typical(bench: Any) -> None:
