@@ -82,7 +82,7 @@ _WORD_KEYS = r"token|authorization"
 # Session cookies and API keys in query strings: keys only before "=", where they are
 # names rather than words of prose ("the session: expired" stays).
 _SESSION_KEYS = r"session(?:[_-]?id)?|sid|jsessionid|phpsessid"
-_QUERY_KEY = r"key(?:(?<=[?&]key)|(?<=%26key)|(?<=%3fkey)|(?<=\\u0026key))"
+_QUERY_KEY = r"key(?:(?<=[?&]key)|(?<=%26key)|(?<=%3fkey)|(?<=\\u0026key)|(?<=&amp;key))"
 # A key starts where no letter or digit precedes it, so a name may carry a prefix joined by
 # "_", "-" or "." (DB_PASSWORD, aws_secret_access_key, x-api-key) but "mysecret" is no key;
 # at a camel-case hump (newPassword, awsSecretAccessKey, githubToken); inside a name in
@@ -104,17 +104,18 @@ _CREDENTIAL = (
 )
 # An unquoted value: up to the next separator, unless it is an auth scheme (rule 1
 # handles those), an earlier redaction or an escaped quote (rule 3 redacted that value).
-_BARE_VALUE = r"""(?!(?:bearer|basic|token)(?:\s|\Z))(?!\[redacted\]|\\["'])[^\s"'&,;}\]]++"""
+_BARE_VALUE = r"""(?!(?:bearer|basic|token)(?:\s|\Z))(?!\[redacted\]|\\++["'])[^\s"'&,;}\]]++"""
 # A quoted value up to its closing quote (or the end of the text), also JSON inside a JSON
-# string, where the quotes are escaped: \"value\".
-_QUOTED_VALUE = r""""[^"]*+"?|'[^']*+'?|\\"[^"]*+"?"""
+# string, where the quotes are escaped: \"value\", and deeper, \\\"value\\\" (any run of
+# backslashes before the quote).
+_QUOTED_VALUE = r""""[^"]*+"?|'[^']*+'?|\\++"[^"]*+"?"""
 # Cookie pairs: "a=1; b=2" (a cookie value holds no space, quote or semicolon). The first
 # pair's "=" is required, so prose such as "invalid cookie: expired" stays.
 _COOKIES = r"""[^\s"';=]*+=(?:[^\s"';]|; ?)*+"""
 
 
 def _key(keys: str, separator: str) -> str:
-    return rf"""({_KEY_START}(?:{keys})\b(?:\\?["'])?\s*{separator}\s*)"""
+    return rf"""({_KEY_START}(?:{keys})\b(?:\\*+["'])?\s*{separator}\s*)"""
 
 
 _ALNUM = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
@@ -151,6 +152,15 @@ def _is_basic_credential(value: str) -> bool:
         return b":" in base64.b64decode(value, validate=True)
     except ValueError:
         return False
+
+
+def _opening_quote(value: str) -> str:
+    """The quote a redacted value opened with, to wrap the marker in: ``"``, ``'``, or an
+    escaped quote (a run of backslashes, then ``"``: JSON inside JSON, to any depth)."""
+    if value[:1] in ('"', "'"):
+        return value[:1]
+    escapes = len(value) - len(value.lstrip("\\"))
+    return value[: escapes + 1] if escapes and value[escapes : escapes + 1] == '"' else ""
 
 
 class _Rule:
@@ -222,7 +232,7 @@ class _Rule:
             value = text[start:end]
             if self.accept is not None and not self.accept(value):
                 continue
-            quote = '\\"' if value.startswith('\\"') else value[:1] if value[:1] in "\"'" else ""
+            quote = _opening_quote(value)
             pieces += (text[done:start], quote, REDACTED, quote)
             done = end
         if not pieces:
@@ -303,7 +313,7 @@ _REDACTIONS: tuple[_Rule, ...] = (
     _Rule(r"""(://[^\s/?#@:"'<>]*+:)[^\s/?#"'<>]+(?=@)""", ("://",)),
     # 17. Cookie and Set-Cookie headers: every pair of the value.
     _Rule(
-        rf"""(\bcookie(?:\\?["'])?\s*:\s*)(?:{_QUOTED_VALUE}|{_COOKIES})""",
+        rf"""(\bcookie(?:\\*+["'])?\s*:\s*)(?:{_QUOTED_VALUE}|{_COOKIES})""",
         ("cookie",),
         fold=True,
     ),
@@ -340,7 +350,7 @@ _KEY_WORDS = {
     "sid": "sid",
     "cookie": "cookie",
 }
-_SEPARATOR = r"""\b(?:\\?["'])?\s*(?:[:=]|%3d|\\u003d)"""
+_SEPARATOR = r"""\b(?:\\*+["'])?\s*(?:[:=]|%3d|\\u003d)"""
 # (pattern, searched in the text rather than the lower-cased copy, a substring every match
 # starts with, the literals of the rules it opens).
 _FAMILIES: tuple[tuple[re.Pattern[str], bool, str, tuple[str, ...]], ...] = (

@@ -1,12 +1,14 @@
 """Quoting untrusted text: window, decoding, cleaning, redaction and the cap (SPEC.md 7)."""
 
 import base64
+import contextlib
 import html
 import json
+import logging
 import re
 import time
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import pytest
 from hypothesis import given, settings
@@ -154,6 +156,17 @@ NEW_SHAPES = [
         '"-----BEGIN EC PRIVATE KEY-----\\nMHcCAQEEI\\n-----END EC PRIVATE KEY-----\\n"',
         f'"-----BEGIN EC PRIVATE KEY-----{REDACTED}-----END EC PRIVATE KEY-----\\n"',
     ),
+    # JSON inside JSON inside JSON: the quotes escaped twice (found by the property test)
+    (
+        r'{"e": "{\"m\": \" \\\"password\\\": \\\"a0b1c2d3e4\\\" \"}"}',
+        r'{"e": "{\"m\": \" \\\"password\\\": \\\"' + REDACTED + r'\\\" \"}"}',
+    ),
+    (
+        r'{"e": "{\"cookie\\\": \\\"sid=1; tok=2\\\"}"}',
+        r'{"e": "{\"cookie\\\": \\\"' + REDACTED + r'\\\"}"}',
+    ),
+    # a URL quoted from a page, its "&" still an entity (found by the property test)
+    ("link: /maps?q=1&amp;key=abc123def456 ok", f"link: /maps?q=1&amp;key={REDACTED} ok"),
     # provider tokens
     ("gl glpat-abcdefghij0123456789", f"gl {REDACTED}"),
     ("hf hf_abcdefghijklmnopqrstuvwxyzABCDEFGH", f"hf {REDACTED}"),
@@ -360,6 +373,9 @@ _SHAPES = (
     " \t",
     "\\u200b",
     "\\u",
+    '\\\\\\"',
+    "password\\\\",
+    "&amp;key",
     "&quot;",
     "&#x2",
     "&#0",
@@ -850,6 +866,131 @@ def test_no_credential_survives_error_and_schema_hints(case: tuple[str, str]) ->
         schema_invalid(body, f"{body} (at /x)").llm_hint,
     ]
     _assert_hidden(secret, *hints)
+
+
+def _cli_output(argv: list[str], stdin: bytes = b"") -> str:
+    """What ``agenterr`` writes to standard output and error for ``argv``, in this process."""
+    import io
+    import sys
+
+    from agenterr._cli import main
+
+    out, err = io.BytesIO(), io.BytesIO()
+    streams = (
+        io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8"),
+        io.TextIOWrapper(out, encoding="utf-8"),
+        io.TextIOWrapper(err, encoding="utf-8"),
+    )
+    saved = sys.stdin, sys.stdout, sys.stderr
+    sys.stdin, sys.stdout, sys.stderr = streams
+    try:
+        with contextlib.suppress(SystemExit):  # usage errors exit; their text is checked too
+            main(argv)
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = saved
+        for stream in streams:
+            stream.flush()
+            stream.detach()  # the buffers outlive the wrappers
+    return (out.getvalue() + err.getvalue()).decode("utf-8", "replace")
+
+
+class _Records(logging.Handler):
+    """Every record the agenterr logger emits, formatted as a log file would show it."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.lines: list[str] = []
+        self.setFormatter(logging.Formatter("%(levelname)s %(name)s %(message)s"))
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(self.format(record))
+
+
+def _framework_texts(outcome: Any) -> list[str]:
+    """The text each integration hands its framework for a failed outcome."""
+    from agenterr.integrations.langchain import handle_tool_error, tool_exception
+    from agenterr.integrations.mcp import to_call_tool_result
+    from agenterr.integrations.openai import tool_result_text
+    from agenterr.integrations.temporal import to_application_error
+
+    application_error = to_application_error(outcome)
+    return [
+        tool_result_text(outcome),
+        handle_tool_error(tool_exception(outcome)),
+        *(item.text for item in to_call_tool_result(outcome).content),
+        str(application_error),
+        application_error.message,
+    ]
+
+
+@settings(max_examples=150, deadline=None)
+@given(embedded_credential_strategy())
+def test_no_credential_survives_any_other_path(case: tuple[str, str]) -> None:
+    """The same credentials, on every other way untrusted text reaches a model, a log or a
+    terminal: envelopes (and the decorator's envelopes=True), the decorator's own messages
+    (a mapped exception's text, an exposed bug's text, raises=True), its log records with
+    their traceback, the CLI (a classification, a JSONL answer and a JSONL error object, a
+    wire object read back), and what the integrations hand a framework."""
+    from agenterr import AgentToolError, classified_tool, from_envelope
+
+    body, secret = case
+    texts: list[str] = []
+
+    # Envelopes: every field a hint quotes, as parsed JSON and as text.
+    envelopes: list[object] = [
+        {"ok": False, "error": body},
+        {"jsonrpc": "2.0", "id": 1, "error": {"code": -32000, "message": body}},
+        {"data": None, "errors": [{"message": body, "extensions": {"code": body[:80]}}]},
+        {"content": [{"type": "text", "text": body}], "isError": True},
+    ]
+    for envelope in envelopes:
+        for form in (envelope, json.dumps(envelope, ensure_ascii=False)):
+            outcome = from_envelope(form)
+            texts += [outcome.llm_hint, str(outcome), outcome.to_json()]
+
+    # The decorator: a mapped exception, an exposed bug, raises=True, envelopes=True.
+    @classified_tool(errors={LookupError: Code.NOT_FOUND})
+    def mapped() -> None:
+        raise LookupError(body)
+
+    @classified_tool(expose_errors=True)
+    def buggy() -> None:
+        raise RuntimeError(body)
+
+    @classified_tool(raises=True)
+    def raising() -> None:
+        raise LookupError(body)
+
+    @classified_tool(envelopes=True)
+    def enveloped() -> dict[str, object]:
+        return {"ok": False, "error": body}
+
+    records = _Records()
+    logger = logging.getLogger("agenterr")
+    logger.addHandler(records)
+    try:
+        for outcome in (mapped(), buggy(), enveloped()):
+            texts += [outcome.llm_hint, str(outcome), repr(outcome), *_framework_texts(outcome)]
+        try:
+            raising()
+        except AgentToolError as exc:
+            texts += [str(exc), repr(exc), exc.outcome.llm_hint]
+    finally:
+        logger.removeHandler(records)
+    assert records.lines  # the bug was logged, with its traceback
+    texts += records.lines
+
+    # The CLI.
+    texts.append(_cli_output(["classify", "--status", "400", "--body", body]))
+    lines = [
+        json.dumps({"status": 422, "body": body}),
+        json.dumps({"status": 400, body[:300]: 1}),
+        json.dumps({"envelope": {"ok": False, "error": body}}),
+        json.dumps({"wire": {"ok": False, "code": "NOT_FOUND", "llm_hint": body}}),
+        json.dumps({"wire": {"ok": False, "code": body}}),
+    ]
+    texts.append(_cli_output(["classify", "--jsonl"], "\n".join(lines).encode()))
+    _assert_hidden(secret, *texts)
 
 
 def test_json_escaped_line_breaks_start_a_word() -> None:
