@@ -1,0 +1,161 @@
+"""SPEC.md 7.4 and the package redact alike: the patterns are read from SPEC.md's tables,
+applied exactly as the section says (in order, in the view, marker or pair), and compared
+with the package's fast path on every redaction example of the test suite and on generated
+credentials. A pattern edited on one side only fails here."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from typing import NamedTuple
+
+import pytest
+from hypothesis import given, settings
+
+from agenterr._quote import REDACTED, _redact
+
+from .spec_tables import SPEC
+from .test_quote import NEW_SHAPES, embedded_credential_strategy
+
+TEXT = SPEC.read_text(encoding="utf-8")
+_SECTION = TEXT[TEXT.index('<a id="redaction"></a>') :]
+_SECTION = _SECTION[: _SECTION.index("Consequences worth knowing")]
+
+
+def _cells(line: str) -> list[str]:
+    """A Markdown table row's cells, with the escaped pipes of the patterns restored."""
+    return [cell.strip().replace("\\|", "|") for cell in re.split(r"(?<!\\)\|", line)[1:-1]]
+
+
+def _first_code(cell: str) -> str:
+    found = re.search(r"`([^`]+)`", cell)
+    assert found is not None, cell
+    return found.group(1)
+
+
+def _blocks() -> dict[str, str]:
+    blocks: dict[str, str] = {}
+    for line in _SECTION.splitlines():
+        cells = _cells(line) if line.startswith("| `") else []
+        if len(cells) == 2:
+            name = cells[0].strip("`").partition("(")[0]
+            blocks[name] = _first_code(cells[1])
+    # Defined in CRED's prose: TOK without the digits.
+    blocks["NDTOK"] = blocks["TOK"].replace("0-9", "")
+    return blocks
+
+
+class _SpecRule(NamedTuple):
+    number: int
+    pattern: re.Pattern[str]
+    pair: bool
+
+
+def _expand(pattern: str, blocks: dict[str, str]) -> str:
+    def key(match: re.Match[str]) -> str:
+        keys, separator = match.group(1), match.group(2)
+        return blocks["KEY"].replace("(?:K)", f"(?:{keys})").replace("S\\s*)", separator + "\\s*)")
+
+    # KEY(K, S) first (its body names K and S), then the other blocks until none is left
+    # (a block may name another: CRED names TOK and NDTOK).
+    expanded = re.sub(r"KEY\(([^,]+), ([^)]+)\)", key, pattern)
+    names = re.compile(rf"(?<![A-Za-z])({'|'.join(sorted(set(blocks) - {'KEY'}))})(?![A-Za-z])")
+    for _ in range(5):
+        expanded = names.sub(lambda m: blocks[m.group(1)], expanded)
+    return expanded.replace("\\z", "\\Z")
+
+
+def _rules() -> list[_SpecRule]:
+    blocks = _blocks()
+    rules = []
+    for line in _SECTION.splitlines():
+        if not re.match(r"\| \d+ \| <a id=\"redaction-rule-", line):
+            continue
+        number, _anchor, targets, pattern, replacement = _cells(line)
+        flags = re.ASCII | (re.IGNORECASE if "*(i)*" in targets else 0)
+        source = _expand(_first_code(pattern), blocks)
+        rules.append(
+            _SpecRule(int(number), re.compile(source, flags), replacement.startswith("pair"))
+        )
+    assert [r.number for r in rules] == list(range(1, len(rules) + 1))
+    return rules
+
+
+RULES = _rules()
+
+
+def _view(text: str) -> str:
+    return text.replace("\\n", "  ").replace("\\r", "  ").replace("\\t", "  ")
+
+
+def _basic_has_colon(value: str) -> bool:
+    if len(value) % 4:
+        return False
+    try:
+        return b":" in base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        return False
+
+
+def _quote_of(value: str) -> str:
+    if value[:1] in ('"', "'"):
+        return value[:1]
+    run = len(value) - len(value.lstrip("\\"))
+    return value[: run + 1] if run and value[run : run + 1] == '"' else ""
+
+
+def spec_redact(text: str) -> str:
+    """Section 7.4, step by step, from the patterns in SPEC.md."""
+    for rule in RULES:
+        pieces: list[str] = []
+        done = 0
+        for match in rule.pattern.finditer(_view(text)):
+            if "keep" in rule.pattern.groupindex and match.group("keep") is not None:
+                continue
+            start, end = match.span()
+            if rule.pair:
+                start = match.end(1)
+            value = text[start:end]
+            if rule.number == 18 and not _basic_has_colon(value):
+                continue
+            quote = _quote_of(value) if rule.pair else ""
+            pieces += (text[done:start], quote, REDACTED, quote)
+            done = end
+        if pieces:
+            text = "".join(pieces) + text[done:]
+    return text
+
+
+def test_every_rule_and_block_was_read() -> None:
+    assert len(RULES) == 19
+    assert {"STRONG", "WORD", "SESSION", "QKEY", "START", "EQ", "TOK", "CRED", "KEY"} <= set(
+        _blocks()
+    )
+    names = "|".join(set(_blocks()) - {"KEY"})
+    for rule in RULES:  # every block was substituted (rule 19's "PRIVATE KEY" is text)
+        unexpanded = rf"KEY\([A-Z|]+, |(?<![A-Za-z])(?:{names})(?![A-Za-z])"
+        assert not re.search(unexpanded, rule.pattern.pattern), rule
+
+
+def test_the_examples_redact_as_the_spec_says() -> None:
+    for raw, _expected in NEW_SHAPES:
+        text = " ".join(raw.split())
+        assert _redact(text) == spec_redact(text), text
+
+
+@settings(max_examples=300, deadline=None)
+@given(embedded_credential_strategy())
+def test_generated_credentials_redact_as_the_spec_says(case: tuple[str, str]) -> None:
+    body, _secret = case
+    text = " ".join(body.split())[:2000]
+    assert _redact(text) == spec_redact(text)
+
+
+def test_a_changed_pattern_would_fail_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The comparison can fail: a SPEC table without rule 7 (OpenAI keys) disagrees with the
+    package on an OpenAI key."""
+    key = "sk-" + "a1" * 12
+    assert _redact(f"key {key}") == spec_redact(f"key {key}") == f"key {REDACTED}"
+    monkeypatch.setitem(globals(), "RULES", [r for r in RULES if r.number != 7])
+    assert _redact(f"key {key}") != spec_redact(f"key {key}")
