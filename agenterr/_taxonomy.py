@@ -25,6 +25,10 @@ class Class(StrEnum):
     """Could not be classified: escalate instead of retrying blindly."""
 
 
+_FIXED = frozenset({"class_", "retryable"})
+"""Attributes of a code set once, from the registry below, and never again."""
+
+
 class Code(StrEnum):
     """A stable, machine-readable failure code. Values are the wire strings."""
 
@@ -43,6 +47,16 @@ class Code(StrEnum):
     """The reaction class this code belongs to."""
     retryable: bool
     """True for the transient class only."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name in _FIXED and name in self.__dict__:
+            raise AttributeError(f"{name}: a code's metadata is fixed")
+        super().__setattr__(name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if name in _FIXED:
+            raise AttributeError(f"{name}: a code's metadata is fixed")
+        super().__delattr__(name)
 
     @property
     def meta(self) -> Meta:
@@ -138,6 +152,7 @@ _REGISTRY: dict[Code, Meta] = {
 for _code, _entry in _REGISTRY.items():
     _code.class_ = _entry.class_
     _code.retryable = _entry.retryable
+del _code, _entry
 
 _BY_VALUE: dict[str, Code] = {c.value: c for c in Code}
 _ORDER: tuple[Code, ...] = tuple(_REGISTRY)

@@ -82,3 +82,15 @@ def test_meta_is_frozen() -> None:
 def test_public_module_names() -> None:
     """Reprs and tracebacks name the public package."""
     assert Code.__module__ == Class.__module__ == Meta.__module__ == "agenterr"
+
+
+def test_a_codes_class_and_retryable_are_fixed() -> None:
+    """They are plain attributes (read on every classification), set once: neither can be
+    reassigned or deleted, and each agrees with the registry."""
+    for code in Code:
+        assert code.class_ is code.meta.class_ and code.retryable is code.meta.retryable
+    with pytest.raises(AttributeError, match="fixed"):
+        Code.TIMEOUT.retryable = False  # type: ignore[misc]
+    with pytest.raises(AttributeError, match="fixed"):
+        del Code.UNKNOWN.class_
+    assert Code.TIMEOUT.retryable is True
