@@ -129,20 +129,17 @@ def read_signals(body: object, problem_json: bool = False) -> Signals:
     try:
         if isinstance(body, (dict, list)):
             return _from_document(body, problem_json)
-        head = body_text(body, _HEAD)
-        if head is None:
+        # A body past the parse limit is looked at by its head first: cut JSON is not read,
+        # so it need not be decoded either.
+        big = isinstance(body, (str, bytes, bytearray, memoryview)) and len(body) > PARSE_LIMIT
+        prefix = body_text(body, _HEAD if big else PARSE_LIMIT)
+        if prefix is None:
             return NO_SIGNALS
-        start = json_start(head[0])
-        if (
-            start in ("{", "[")
-            and not head[1]
-            and isinstance(body, (str, bytes, bytearray, memoryview))
-            and len(body) > PARSE_LIMIT
-        ):
-            return NO_SIGNALS  # JSON cut by the parse limit: nothing is read (nor decoded)
-        text, whole = head if head[1] else body_text(body) or ("", False)
-        if not start:
-            start = json_start(text)  # more leading white space than the head held
+        text, whole = prefix
+        start = json_start(text)
+        if big and start not in ("{", "["):
+            text, whole = body_text(body) or ("", False)
+            start = start or json_start(text)  # more leading white space than the head held
         if start in ("{", "[") and whole:
             document = parse_json(text)
             if document is None:
