@@ -102,13 +102,17 @@ _NON_DIGIT_TOKEN_CHARS = r"[a-z\-._~+/]"
 _CREDENTIAL = (
     rf"(?:(?={_NON_DIGIT_TOKEN_CHARS}*+[0-9]){_TOKEN_CHARS}{{8,}}+|{_TOKEN_CHARS}{{24,}}+)=*+"
 )
+# A value the gate already wrote: the marker, or what the cap left of it (a prefix of the
+# marker, possibly empty, then the cap's "…[truncated]"). Never redacted again, so that
+# cleaning a cleaned text changes nothing (a hint read back from the wire stays as written).
+_DONE = r"(?:\[redacted\]|(?:\[(?:r(?:e(?:d(?:a(?:c(?:t(?:e(?:d)?)?)?)?)?)?)?)?)?…\[truncated\])"
 # An unquoted value: up to the next separator, unless it is an auth scheme (rule 1
 # handles those), an earlier redaction or an escaped quote (rule 3 redacted that value).
-_BARE_VALUE = r"""(?!(?:bearer|basic|token)(?:\s|\Z))(?!\[redacted\]|\\++["'])[^\s"'&,;}\]]++"""
+_BARE_VALUE = rf"""(?!(?:bearer|basic|token)(?:\s|\Z))(?!{_DONE}|\\++["'])[^\s"'&,;}}\]]++"""
 # A quoted value up to its closing quote (or the end of the text), also JSON inside a JSON
 # string, where the quotes are escaped: \"value\", and deeper, \\\"value\\\" (any run of
-# backslashes before the quote).
-_QUOTED_VALUE = r""""[^"]*+"?|'[^']*+'?|\\++"[^"]*+"?"""
+# backslashes before the quote); not an earlier redaction in its quotes.
+_QUOTED_VALUE = rf"""(?!["']?(?:\\++")?{_DONE})(?:"[^"]*+"?|'[^']*+'?|\\++"[^"]*+"?)"""
 # Cookie pairs: "a=1; b=2" (a cookie value holds no space, quote or semicolon). The first
 # pair's "=" is required, so prose such as "invalid cookie: expired" stays.
 _COOKIES = r"""[^\s"';=]*+=(?:[^\s"';]|; ?)*+"""
@@ -328,7 +332,8 @@ _REDACTIONS: tuple[_Rule, ...] = (
     # window cut the key, to the end of the text. The two lines stay, so that cleaning a
     # prefix of the text cut at a space quotes a prefix of the same result.
     _Rule(
-        r"(-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----)(?:[^-]++|-(?!----END ))*+",
+        r"(-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----)(?![\[…])"
+        r"(?:[^-]++|-(?!----END ))*+",
         ("-----begin",),
     ),
 )
@@ -613,40 +618,11 @@ _MARKUP_TOKEN = re.compile(
     re.ASCII,
 )
 _HIDDEN_ELEMENTS = frozenset({"script", "style", "noscript", "template"})
-_INLINE_ELEMENTS = frozenset(
-    [
-        "a",
-        "abbr",
-        "b",
-        "bdi",
-        "bdo",
-        "cite",
-        "code",
-        "data",
-        "del",
-        "dfn",
-        "em",
-        "font",
-        "i",
-        "ins",
-        "kbd",
-        "mark",
-        "q",
-        "s",
-        "samp",
-        "small",
-        "span",
-        "strike",
-        "strong",
-        "sub",
-        "sup",
-        "time",
-        "tt",
-        "u",
-        "var",
-        "wbr",
-    ]
-)
+_INLINE_ELEMENTS = frozenset({
+    "a", "abbr", "b", "bdi", "bdo", "cite", "code", "data", "del", "dfn", "em", "font", "i",
+    "ins", "kbd", "mark", "q", "s", "samp", "small", "span", "strike", "strong", "sub", "sup",
+    "time", "tt", "u", "var", "wbr",
+})  # fmt: skip
 """HTML's phrasing elements that do not start a new line: text on both sides runs on."""
 
 

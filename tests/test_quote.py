@@ -993,6 +993,24 @@ def test_no_credential_survives_any_other_path(case: tuple[str, str]) -> None:
     _assert_hidden(secret, *texts)
 
 
+@settings(max_examples=300, deadline=None)
+@given(embedded_credential_strategy(), st.integers(20, 600))
+def test_cleaning_a_cleaned_text_changes_nothing(case: tuple[str, str], cap: int) -> None:
+    """The gate is idempotent, what its cap cut included (a second pass with room for the
+    whole text): a hint read back from the wire, which passes the gate again, is the hint
+    that was written."""
+    from agenterr import Outcome
+    from agenterr._quote import clean
+
+    body, _secret = case
+    once = clean(body, cap)
+    assert clean(once, len(once)) == once
+    quoted = snippet(body)
+    assert snippet(quoted, len(quoted)) == quoted
+    outcome = from_status(400, body)
+    assert Outcome.from_dict(outcome.to_dict()) == outcome
+
+
 def test_json_escaped_line_breaks_start_a_word() -> None:
     """Regression (found by the property test): after a JSON-escaped line break the next key
     or token starts a word, so it is redacted; the escape itself is quoted as written."""
