@@ -31,7 +31,7 @@ from ._classify import _status_outcome as status_outcome
 from ._headers import HeaderView
 from ._hints import hint_for
 from ._hints import where as http_where
-from ._outcome import Outcome
+from ._outcome import Outcome, _built
 from ._quote import SCAN_WINDOW, snippet
 from ._responses import _in_memory_body, as_status
 from ._retry_after import Clock
@@ -200,7 +200,7 @@ def _outcome(failure: _Failure, view: HeaderView | None, now: Clock) -> Outcome[
             retry_after = failure.retry_delay
         code, quota, retry_after = long_wait(code, quota, retry_after)
     hint = hint_for(code, failure.where, failure.quoted, retry_after, quota=quota)
-    return Outcome(code, hint, retry_after if code.retryable else None, 0, None, None)
+    return _built(code, hint, retry_after, 0, None)
 
 
 def _with_retry_after(found: _Found, view: HeaderView | None, now: Clock) -> _Found:
@@ -213,7 +213,7 @@ def _with_retry_after(found: _Found, view: HeaderView | None, now: Clock) -> _Fo
             hint = outcome.llm_hint
             if hint == hint_for(code, found.where, "", None):
                 hint = hint_for(code, found.where, "", delay)  # the template, with its wait
-            return _Found(Outcome(code, hint, delay, outcome.status, None, None), found.where)
+            return _Found(_built(code, hint, delay, outcome.status, None), found.where)
     return found
 
 
@@ -575,9 +575,7 @@ def _relay(wire: dict[str, Any]) -> _Found | None:
     hint = snippet(outcome.llm_hint, RELAY_CAP) or hint_for(
         outcome.code, place, "", outcome.retry_after
     )
-    relayed: Outcome[None] = Outcome(
-        outcome.code, hint, outcome.retry_after, outcome.status, None, None
-    )
+    relayed = _built(outcome.code, hint, outcome.retry_after, outcome.status, None)
     return _Found(relayed, place)
 
 

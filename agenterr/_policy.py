@@ -22,7 +22,7 @@ from ._classify import from_response, schema_invalid
 from ._envelope import envelope_failure
 from ._exceptions import binding_problems, entered, passes_through, validation_problems
 from ._hints import hint_for, schema_hint, where
-from ._outcome import Outcome
+from ._outcome import Outcome, _built
 from ._quote import clean, snippet
 from ._rules import RuleSet, layers
 from ._taxonomy import Code
@@ -203,7 +203,7 @@ def bug(exc: BaseException, expose: bool) -> Outcome[Any]:
         text = exception_text(exc)
         name = clean(type(exc).__name__, 100)
         hint += f" The tool raised {name}: {text}" if text else f" The tool raised {name}."
-    return Outcome(Code.UNKNOWN, hint, None, 0, None, exc)
+    return _built(Code.UNKNOWN, hint, None, 0, exc)
 
 
 def _mapped(code: Code, exc: BaseException) -> Outcome[Any]:
@@ -218,13 +218,13 @@ def _mapped(code: Code, exc: BaseException) -> Outcome[Any]:
         hint = hint_for(code, "")
         if text:
             hint += f" The tool said: {text}"
-    return Outcome(code, hint, None, 0, None, exc)
+    return _built(code, hint, None, 0, exc)
 
 
 def _maybe_applied(outcome: Outcome[Any], exc: BaseException | None) -> Outcome[Any]:
     hint = _MAYBE_APPLIED_HINT.format(where=where(outcome.status, transport=True))
     error = outcome.error if outcome.error is not None else exc
-    return Outcome(Code.UNKNOWN, hint, None, outcome.status, None, error)
+    return _built(Code.UNKNOWN, hint, None, outcome.status, error)
 
 
 # Set on the TypeError of an argument-binding failure, so that an outer tool can tell "my
@@ -466,7 +466,7 @@ class Policy:
             # The server answered, so it may have acted before it failed; a refusal for
             # rate (Slack rate_limited, THROTTLED, RESOURCE_EXHAUSTED) comes before acting.
             hint = _MAYBE_APPLIED_HINT.format(where=found.where)
-            outcome = Outcome(Code.UNKNOWN, hint, None, outcome.status, None, None)
+            outcome = _built(Code.UNKNOWN, hint, None, outcome.status, None)
         self.notify(outcome, None)
         return outcome
 

@@ -31,6 +31,7 @@ __all__ = [
     "GRPC_NAMES",
     "JSONRPC_CODES",
     "PRECEDENCE",
+    "RANKS",
     "REASON_PHRASES",
     "TOOL_ERROR_DEFAULT",
     "Rule",
@@ -95,12 +96,13 @@ ANCHORS: dict[tuple[Code, bool], str] = dict(
 )
 """The SPEC anchor of each rule group."""
 
-_RANK = {key: index for index, key in enumerate(PRECEDENCE)}
+RANKS = {key: index for index, key in enumerate(PRECEDENCE)}
+"""The precedence rank of each reading, (code, quota) → 0 for the strongest."""
 
 
 def rank(code: Code, quota: bool = False) -> int:
     """The precedence rank of a reading (0 is the strongest)."""
-    return _RANK[(code, quota)]
+    return RANKS[(code, quota)]
 
 
 # --- the Rule type -----------------------------------------------------------------------

@@ -392,7 +392,7 @@ def _wrapped(
 
 def _credentials(exc: BaseException, original: BaseException) -> Outcome[None]:
     from ._hints import hint_for, where
-    from ._outcome import Outcome
+    from ._outcome import _built
     from ._quote import snippet
     from ._taxonomy import Code
 
@@ -402,7 +402,7 @@ def _credentials(exc: BaseException, original: BaseException) -> Outcome[None]:
     except Exception:
         text = ""
     hint = hint_for(code, where(0, transport=True), snippet(text, 300))
-    return Outcome(code, hint, None, 0, None, original)
+    return _built(code, hint, None, 0, original)
 
 
 # --- transport failures -------------------------------------------------------------------

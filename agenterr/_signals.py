@@ -28,7 +28,7 @@ from ._retry_after import (
     parse_retry_after,
     retry_after_from_headers,
 )
-from ._rules import ANCHORS, CONTENT_POLICY, INDEX, RuleSet, normalise, rank
+from ._rules import ANCHORS, CONTENT_POLICY, INDEX, RANKS, RuleSet, normalise
 from ._rules import Rule as _Rule
 from ._taxonomy import Class, Code
 
@@ -435,8 +435,6 @@ class Verdict(NamedTuple):
 
 
 _NORMALISED: dict[str, str] = {}
-_RANK_OF = {key: rank(*key) for key in ANCHORS}
-_NO_RANK = len(_RANK_OF)
 
 
 def _key(identifier: str) -> str:
@@ -472,7 +470,7 @@ def _verdict(rule: _Rule, shown: str | None = None) -> Verdict:
 def _better(candidate: Verdict | None, best: Verdict | None) -> Verdict | None:
     if candidate is None:
         return best
-    if best is None or rank(candidate.code, candidate.quota) < rank(best.code, best.quota):
+    if best is None or RANKS[(candidate.code, candidate.quota)] < RANKS[(best.code, best.quota)]:
         return candidate
     return best
 
@@ -482,23 +480,14 @@ def identifiers_verdict(
 ) -> Verdict | None:
     """The best-ranked known identifier (ties: the first in reading order); at most 64."""
     best: Verdict | None = None
-    if not layers and not envelope and type(identifiers) is tuple:
-        # The common case, inlined: the built-in table only (lookup() without user scopes).
-        table = INDEX.identifiers
-        best_rank = _NO_RANK
-        for identifier in identifiers[:MAX_IDENTIFIERS]:
-            if isinstance(identifier, str):
-                rule = table.get(_key(identifier))
-                if rule is not None:
-                    order = _RANK_OF[(rule.code, rule.quota)]
-                    if order < best_rank:
-                        best, best_rank = Verdict(rule.code, rule.quota, identifier), order
-        return best
+    best_rank = len(RANKS)
     for identifier in itertools.islice(identifiers, MAX_IDENTIFIERS):
         rule = lookup(identifier, layers, envelope=envelope)
         if rule is not None:
-            assert isinstance(identifier, str)
-            best = _better(_verdict(rule, identifier), best)
+            order = RANKS[(rule.code, rule.quota)]
+            if order < best_rank:  # ties: the first in reading order
+                assert isinstance(identifier, str)
+                best, best_rank = Verdict(rule.code, rule.quota, identifier), order
     return best
 
 

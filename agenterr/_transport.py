@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 
 from ._classify import _internal_failure, _status_outcome
 from ._hints import hint_for, where
-from ._outcome import Outcome
+from ._outcome import Outcome, _built
 from ._quote import snippet
 from ._responses import response_parts
 from ._retry_after import Clock
@@ -383,8 +383,8 @@ def _transport_outcome(
         detail = exception_text(decisive)
         lead = _MALFORMED_HINT if code is Code.INVALID_REQUEST else _TRANSPORT_HINTS[code]
         hint = lead + (f" The HTTP client said: {detail}" if detail else "")
-        return Outcome(code, hint, None, 0, None, original)
-    return Outcome(code, _TRANSPORT_HINTS[code], None, 0, None, original)
+        return _built(code, hint, None, 0, original)
+    return _built(code, _TRANSPORT_HINTS[code], None, 0, original)
 
 
 _TRANSPORT_HINTS = {
@@ -418,7 +418,7 @@ def _from_error(error: object, now: Clock, rules: tuple[RuleSet, ...] = ()) -> O
         # Not an exception at all, or a BaseException that is a control signal
         # (cancellation, KeyboardInterrupt, SystemExit), not a failed call: never retryable.
         exc = error if isinstance(error, BaseException) else None
-        return Outcome(Code.UNKNOWN, _TRANSPORT_HINTS[Code.UNKNOWN], None, 0, None, exc)
+        return _built(Code.UNKNOWN, _TRANSPORT_HINTS[Code.UNKNOWN], None, 0, exc)
     for exc in chain(error):
         if isinstance(exc, AgentToolError):
             carried_outcome = attr(exc, "outcome")

@@ -182,6 +182,25 @@ def test_a_clean_hint_is_kept_byte_for_byte() -> None:
     assert "\n- at '/b': required" in schema_invalid("x", "at '/b': required").llm_hint
 
 
+def test_every_classifier_hint_is_already_through_the_gate() -> None:
+    """The classifiers build their outcomes without the constructor's gate (their hints are
+    templates around quotes that passed it): on every conformance vector the gate leaves
+    their hint as it is, so skipping it changes nothing."""
+    from agenterr._outcome import _clean_hint
+    from agenterr._protocol import load_vectors, outcome_for_request
+
+    checked = 0
+    for vector in load_vectors():
+        try:
+            outcome = outcome_for_request(vector["input"])
+        except ValueError:
+            continue  # a vector of a malformed request
+        if outcome.failed:
+            assert _clean_hint(outcome.llm_hint) == outcome.llm_hint, vector["id"]
+            checked += 1
+    assert checked > 800
+
+
 def test_failure_cleans_the_hint_too() -> None:
     out: Outcome[None] = Outcome.failure(Code.NOT_FOUND, "no\x1b[1m such\norder")
     assert out.llm_hint == "no such order"

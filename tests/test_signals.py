@@ -208,3 +208,19 @@ def test_the_per_identifier_caches_stay_bounded() -> None:
         assert 0 < len(cache) <= 4096
         assert all(len(key) <= 5000 for key in cache)
     assert all(len(key) <= 128 for key in (*_signals._BY_KEY, *_signals._PERIODS))
+
+
+_WINDOW_PIECES = st.sampled_from(
+    ["per", "a", "each", "every", " ", "-", "/", "second", "sec", "minute", "min", "hour",
+     "per 100 seconds", "requests per", "rpm", "tpm", "rps", "x", "9", "s", "quota"]
+)  # fmt: skip
+
+
+@given(pieces=st.lists(_WINDOW_PIECES, max_size=10))
+def test_the_short_window_prefilter_changes_no_answer(pieces: list[str]) -> None:
+    """_short_window runs _SHORT_WINDOW only where one of _SHORT_WORDS occurs: the same
+    answer as the pattern alone on every text."""
+    from agenterr._signals import _SHORT_WINDOW, _short_window
+
+    text = "".join(pieces)
+    assert _short_window([text]) == (_SHORT_WINDOW.search(text) is not None)
