@@ -129,9 +129,7 @@ def _status_outcome(
             # An HTTP-date is measured against the response's own clock, when it sent one.
             clock = server_clock(view, now) if get("date") is not None else now
             family = retry_after_from_headers(view, now=clock)
-        refined = refine(
-            recorded, code, body, view, retry_after=family, now=now, layers=rules, quota=quota
-        )
+        refined = refine(recorded, code, body, view, family, now, rules, quota)
         code, retry_after, quota, quote = (
             refined.code,
             refined.retry_after,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Generic, NoReturn, TypeVar
 
 from ._hints import hint_for, schema_hint, where
@@ -345,15 +345,26 @@ def _built(
     """A failure the classifiers built, without the constructor's checks: its hint is a
     template around quotes that already passed the gate, its delay was parsed and bounded,
     its status checked. Internal: nothing from outside comes through here."""
-    outcome: Outcome[None] = object.__new__(Outcome)
-    _set = object.__setattr__
-    _set(outcome, "code", code)
-    _set(outcome, "llm_hint", hint)
-    _set(outcome, "retry_after", retry_after if code.retryable else None)
-    _set(outcome, "status", status)
-    _set(outcome, "value", None)
-    _set(outcome, "error", error)
+    outcome: Outcome[None] = _new(Outcome)
+    _SET_CODE(outcome, code)
+    _SET_HINT(outcome, hint)
+    _SET_RETRY_AFTER(outcome, retry_after if code.retryable else None)
+    _SET_STATUS(outcome, status)
+    _SET_VALUE(outcome, None)
+    _SET_ERROR(outcome, error)
     return outcome
+
+
+# The slots' own setters: what object.__setattr__ ends up calling, without looking each name
+# up again (every classifier builds its outcome here, once per call).
+_new = object.__new__
+_SET_CODE, _SET_HINT, _SET_RETRY_AFTER, _SET_STATUS, _SET_VALUE, _SET_ERROR = (
+    Outcome.__dict__[name].__set__
+    for name in ("code", "llm_hint", "retry_after", "status", "value", "error")
+)
+assert {f.name for f in fields(Outcome)} == {
+    "code", "llm_hint", "retry_after", "status", "value", "error"
+}  # fmt: skip
 
 
 def _clean_hint(hint: str) -> str:

@@ -15,6 +15,7 @@ import math
 import re
 import string
 from collections.abc import Callable, Iterator
+from typing import NamedTuple
 
 __all__ = [
     "REDACTED",
@@ -385,17 +386,105 @@ def _opens(literals: tuple[str, ...]) -> int:
 
 
 _IN_FAMILY = {literal for _, _, _, literals in _FAMILIES for literal in literals}
-_GATES: tuple[tuple[str, int], ...] = tuple(
-    (literal, _opens((literal,)))
-    for literal in dict.fromkeys(lit for rule in _REDACTIONS for lit in rule.literals)
-    if literal not in _IN_FAMILY
+
+
+class _Gate(NamedTuple):
+    """One necessary condition: ``start`` occurs in the subject and, when there is one,
+    ``search`` finds its pattern there; met, it lets the ``rules`` (a bit set) run."""
+
+    start: str
+    search: Callable[[str], object] | None
+    original: bool  # tested in the text rather than its lower-cased copy
+    rules: int
+    rest: str  # the pattern after ``start`` ("" for a literal), for the trigger below
+
+
+def _rest(pattern: re.Pattern[str], start: str) -> str:
+    """A family's pattern after its start (each is written as the start, then a pattern)."""
+    text = pattern.pattern.removeprefix("(?a)")
+    assert text.startswith(start), (text, start)
+    return text[len(start) :]
+
+
+_ALL_GATES: tuple[_Gate, ...] = (
+    *(
+        _Gate(literal, None, False, _opens((literal,)), "")
+        for literal in dict.fromkeys(lit for rule in _REDACTIONS for lit in rule.literals)
+        if literal not in _IN_FAMILY
+    ),
+    *(
+        _Gate(start, pattern.search, original, _opens(literals), _rest(pattern, start))
+        for pattern, original, start, literals in _FAMILIES
+    ),
 )
-# Each family search runs only where its start occurs at all (a substring test is cheaper
-# than a search call).
-_FAMILY_GATES = tuple(
-    (start, pattern.search, original, _opens(literals))
-    for pattern, original, start, literals in _FAMILIES
+
+# Two dozen substring tests cost two dozen scans of the text. Most gates contain a character
+# that is rare in error text; one search finds every place where such a character has its
+# gate's start around it (look-behind) and its pattern after it (look-ahead), skipping from
+# one rare character to the next as a single scan. Only the gates of a character found there
+# are then tested one by one; the others are tested directly.
+_RARE = "jkwxbh_/-gp"
+"""Characters from rarest to commonest in error bodies (measured on the corpus); a gate
+whose start holds none of them is tested directly."""
+
+
+def _anchor(gate: _Gate) -> int | None:
+    """Where the gate's rarest character sits in its start, or None."""
+    ranked = [(_RARE.index(c), i) for i, c in enumerate(gate.start) if c in _RARE]
+    return min(ranked)[1] if ranked and not gate.original else None
+
+
+def _around(gate: _Gate, index: int) -> str:
+    """The gate as its start's character at ``index``, then look-arounds for the rest."""
+    before, after = gate.start[: index + 1], gate.start[index + 1 :]
+    behind = f"(?<={re.escape(before)})" if index else ""
+    ahead = f"(?={re.escape(after)}{gate.rest})" if after or gate.rest else ""
+    return behind + ahead
+
+
+_ANCHORED: dict[str, tuple[_Gate, ...]] = {}
+for _gate in _ALL_GATES:
+    _at = _anchor(_gate)
+    if _at is not None:
+        _ANCHORED[_gate.start[_at]] = (*_ANCHORED.get(_gate.start[_at], ()), _gate)
+_DIRECT = tuple(g for g in _ALL_GATES if _anchor(g) is None)
+_DIRECT_LOWERED = tuple(g for g in _DIRECT if not g.original)
+_DIRECT_ORIGINAL = tuple(g for g in _DIRECT if g.original)
+_DIRECT_STARTS = re.compile("|".join(re.escape(g.start) for g in _DIRECT_LOWERED))
+"""Whether any of the remaining lower-cased gates' starts occurs: one search, not one each."""
+_TRIGGER = re.compile(
+    "|".join(
+        re.escape(char) + "(?:" + "|".join(_around(g, g.start.index(char)) for g in gates) + ")"
+        for char, gates in _ANCHORED.items()
+    ),
+    re.ASCII,
 )
+"""A match is one rare character around which some gate of that character may be met."""
+
+
+def _open(view: str, lowered: str) -> int:
+    """The rules whose gates are met: what testing every gate says (a test checks it)."""
+    opened = _opened(_DIRECT_ORIGINAL, view, lowered)
+    if _DIRECT_STARTS.search(lowered) is not None:
+        opened |= _opened(_DIRECT_LOWERED, view, lowered)
+    seen = ""
+    for match in _TRIGGER.finditer(lowered):
+        char = match.group()
+        if char not in seen:
+            seen += char
+            opened |= _opened(_ANCHORED[char], view, lowered)
+    return opened
+
+
+def _opened(gates: tuple[_Gate, ...], view: str, lowered: str) -> int:
+    opened = 0
+    for start, search, original, rules, _ in gates:
+        subject = view if original else lowered
+        if start in subject and (search is None or search(subject)):
+            opened |= rules
+    return opened
+
+
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 
 
@@ -416,23 +505,15 @@ def _view(text: str) -> str:
 def _redact(text: str) -> str:
     view = _view(text)
     lowered = _ascii_lower(view)
-    opened = 0
-    for rules in [rules for literal, rules in _GATES if literal in lowered]:
-        opened |= rules
-    for start, search, original, rules in _FAMILY_GATES:
-        subject = view if original else lowered
-        if start in subject and search(subject):
-            opened |= rules
-    index = 0
+    opened = _open(view, lowered)
     while opened:
-        if opened & 1:
-            redacted = _REDACTIONS[index].apply(text, view, lowered)
-            if redacted is not text:
-                text = redacted
-                view = _view(text)
-                lowered = _ascii_lower(view)
-        opened >>= 1
-        index += 1
+        lowest = opened & -opened  # the rules in SPEC order, visiting only the opened ones
+        opened ^= lowest
+        redacted = _REDACTIONS[lowest.bit_length() - 1].apply(text, view, lowered)
+        if redacted is not text:
+            text = redacted
+            view = _view(text)
+            lowered = _ascii_lower(view)
     return text
 
 
@@ -569,21 +650,37 @@ def _quote_for(match: re.Match[str]) -> str:
 
 def _visible(text: str) -> str:
     """Steps 1-2 of cleaning: escape sequences and invisible characters removed."""
-    plain = text.isascii() and text.isprintable()  # the common case: no ESC, no control
+    return _shown(text)[0]
+
+
+_PRINTABLE_ASCII = bytes(range(0x20, 0x7F))
+
+
+def _shown(text: str) -> tuple[str, bool]:
+    """:func:`_visible`, and whether the result is printable ASCII (its only white space
+    then is the space character)."""
+    # The common case: no ESC, no control. For ASCII, printable is 0x20-0x7E: deleting those
+    # bytes leaves nothing, found faster than str.isprintable() looks each character up.
+    plain = text.isascii() and not text.encode("ascii").translate(None, _PRINTABLE_ASCII)
     if not plain and ("\x1b" in text or "\x9b" in text):
         text = _ANSI.sub("", text)
     if "\\u" in text:
+        # Only escapes of invisible characters go: printable ASCII stays printable ASCII.
         text = _ESCAPED_CHAR.sub(_unescaped_invisible, text)
     if "&" in text:
         text = _QUOTE_ENTITY.sub(_quote_for, text)
-    return text if plain else _INVISIBLE.sub("", text)
+    return (text, True) if plain else (_INVISIBLE.sub("", text), False)
 
 
-def _finish(text: str, cap: int) -> str:
-    """Steps 3-6 of cleaning: fold, trim, redact, cap."""
-    # Once the invisible characters are gone, str.split()'s white space is exactly SPACE's
-    # set (a test checks it), and split/join folds and trims in one C pass.
-    text = _redact(" ".join(text.split()))
+def _finish(text: str, cap: int, plain: bool = False) -> str:
+    """Steps 3-6 of cleaning: fold, trim, redact, cap. ``plain``: ``text`` is printable
+    ASCII (see :func:`_shown`)."""
+    if not plain or "  " in text or text[:1] == " " or text[-1:] == " ":
+        # Once the invisible characters are gone, str.split()'s white space is exactly
+        # SPACE's set (a test checks it), and split/join folds and trims in one C pass.
+        # Printable ASCII with single inner spaces is folded already.
+        text = " ".join(text.split())
+    text = _redact(text)
     if len(text) > cap:
         return text[:cap].rstrip() + TRUNCATED
     return text
@@ -703,9 +800,12 @@ def _markup_text(text: str) -> str:
 
 def snippet(body: object, cap: int = SNIPPET_CAP) -> str:
     """The quotable form of untrusted text: one clean, redacted line of at most ``cap``."""
-    if body is None or ((type(body) is str or type(body) is bytes) and not body):
+    if type(body) is str and len(body) <= SCAN_WINDOW:
+        text, more = body, False  # the common case: the whole body is its own window
+    elif body is None or (type(body) is bytes and not body):
         return ""
-    text, more = _window(body)
+    else:
+        text, more = _window(body)
     if not text:
         return ""
     if _markup(text):
@@ -723,13 +823,13 @@ def snippet(body: object, cap: int = SNIPPET_CAP) -> str:
         quoted = clean(head, cap) if head and not _ESCAPES.search(head) else ""
         if quoted.endswith(TRUNCATED):
             return quoted
-    text = _visible(text)
+    text, plain = _shown(text)
     if more:
         # Invisible characters go first, or one inside a cut credential would stop the strip
         # and leave the credential's head. Unless the whole window is one token (then the cap
         # cuts it far earlier anyway).
         text = text.rstrip(_CUT_TOKEN_CHARS) or text
-    quoted = _finish(text, cap)
+    quoted = _finish(text, cap, plain)
     if more and quoted and not quoted.endswith(TRUNCATED):
         quoted += TRUNCATED
     return quoted

@@ -78,12 +78,11 @@ def _host_matches(pattern: str, host: str) -> bool:
     return host == pattern
 
 
-def refine(
+def refine(  # noqa: PLR0917 - internal, called positionally on the hot path
     status: int,
     code: Code,
     body: object,
     view: HeaderView,
-    *,
     retry_after: float | None,
     now: Clock,
     layers: tuple[RuleSet, ...] = (),
@@ -97,19 +96,16 @@ def refine(
     the table's reading).
     """
     try:
-        return _refine(
-            status, code, body, view, retry_after=retry_after, now=now, layers=layers, quota=quota
-        )
+        return _refine(status, code, body, view, retry_after, now, layers, quota)
     except Exception:
         return Refined(code, None, quota, retry_after if code.retryable else None, None)
 
 
-def _refine(
+def _refine(  # noqa: PLR0917 - internal, called positionally on the hot path
     status: int,
     code: Code,
     body: object,
     view: HeaderView,
-    *,
     retry_after: float | None,
     now: Clock,
     layers: tuple[RuleSet, ...],

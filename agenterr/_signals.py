@@ -129,6 +129,14 @@ def read_signals(body: object, problem_json: bool = False) -> Signals:
     try:
         if isinstance(body, (dict, list)):
             return _from_document(body, problem_json)
+        if type(body) is str and len(body) <= PARSE_LIMIT:
+            # The common case, a whole text body: no window to cut, nothing to decode.
+            text = body.removeprefix("\ufeff")
+            start = text.lstrip(_JSON_SPACE)[:1]
+            if start in {"{", "["}:
+                document = parse_json(text)
+                return NO_SIGNALS if document is None else _from_document(document, problem_json)
+            return _from_xml(text) if start == "<" else NO_SIGNALS
         # A body past the parse limit is looked at by its head first: cut JSON is not read,
         # so it need not be decoded either.
         big = isinstance(body, (str, bytes, bytearray, memoryview)) and len(body) > PARSE_LIMIT
@@ -164,14 +172,21 @@ def _json_int(digits: str) -> int | float:
 
 _DECODER = json.JSONDecoder(parse_constant=_not_json, parse_int=_json_int)
 """Built once: ``json.loads`` with hooks builds a decoder on every call."""
+_SCAN = _DECODER.scan_once
 
 
 def parse_json(text: str) -> object:
     """RFC 8259 JSON (no NaN or Infinity), or None when ``text`` does not parse."""
+    # What JSONDecoder.decode does, without its Python-level wrapper: skip JSON white space,
+    # scan one value, allow only JSON white space after it.
+    start = len(text) - len(text.lstrip(_JSON_SPACE))
     try:
-        return _DECODER.decode(text)
-    except (ValueError, RecursionError):
+        value, end = _SCAN(text, start)
+    except (StopIteration, ValueError, RecursionError):
         return None
+    if end != len(text) and text[end:].strip(_JSON_SPACE):
+        return None
+    return value
 
 
 def _from_xml(text: str) -> Signals:
@@ -215,9 +230,13 @@ class _Reader:
     def error_object(self, error: dict[str, Any]) -> None:
         """``error: {...}`` of OpenAI, Anthropic, Google, Azure, Stripe, Microsoft Graph."""
         get = error.get
+        identifiers = self.identifiers
         for key in ("code", "type", "reason"):
             value = get(key)
-            if isinstance(value, str):
+            # self.identifier(value), inlined: three members of every error object.
+            if type(value) is str and value and len(identifiers) < MAX_IDENTIFIERS:
+                identifiers.append(value[:_MAX_IDENTIFIER])
+            elif isinstance(value, str):
                 self.identifier(value)
         status = get("status")  # a gRPC canonical code: the reasons below are sharper
         if isinstance(status, str) and status:
@@ -475,12 +494,43 @@ def _better(candidate: Verdict | None, best: Verdict | None) -> Verdict | None:
     return best
 
 
+_UNSEEN: Any = object()
+_BUILT_IN: tuple[dict[str, tuple[Verdict, int] | None], dict[str, tuple[Verdict, int] | None]]
+_BUILT_IN = ({}, {})  # by identifier as written, for HTTP bodies [False] and envelopes [True]
+
+
+def _built_in(identifier: str, envelope: bool) -> tuple[Verdict, int] | None:
+    """The built-in reading of an identifier and its rank, cached as _key caches."""
+    rule = lookup(identifier, (), envelope=envelope)
+    found = None if rule is None else (Verdict(rule.code, rule.quota, identifier), rule_rank(rule))
+    cache = _BUILT_IN[envelope]
+    if len(cache) < 4096 and len(identifier) <= _MAX_IDENTIFIER:
+        cache[identifier] = found
+    return found
+
+
+def rule_rank(rule: _Rule) -> int:
+    """A rule's place in the precedence order (SPEC A.6): lower wins."""
+    return RANKS[(rule.code, rule.quota)]
+
+
 def identifiers_verdict(
     identifiers: Iterable[object], layers: tuple[RuleSet, ...], *, envelope: bool
 ) -> Verdict | None:
     """The best-ranked known identifier (ties: the first in reading order); at most 64."""
     best: Verdict | None = None
     best_rank = len(RANKS)
+    if not layers:
+        # The built-in tables alone: each identifier's reading is looked up once per process.
+        cache = _BUILT_IN[envelope]
+        for identifier in itertools.islice(identifiers, MAX_IDENTIFIERS):
+            found = cache.get(identifier, _UNSEEN) if type(identifier) is str else None
+            if found is _UNSEEN:
+                assert isinstance(identifier, str)
+                found = _built_in(identifier, envelope)
+            if found is not None and found[1] < best_rank:  # ties: the first in reading order
+                best, best_rank = found
+        return best
     for identifier in itertools.islice(identifiers, MAX_IDENTIFIERS):
         rule = lookup(identifier, layers, envelope=envelope)
         if rule is not None:
@@ -767,8 +817,11 @@ def general_verdict(
         lowered = _lowered(texts)
     best: Verdict | None = None
     for text in lowered:
-        for match in _GENERAL_WORDS.finditer(_WORD_LEAD + text):
+        subject = _WORD_LEAD + text
+        match = _GENERAL_WORDS.search(subject)  # most messages hold none: no iterator built
+        while match is not None:
             best = _better(_BY_PHRASE[match.group(1)], best)
+            match = _GENERAL_WORDS.search(subject, match.end())
     shaped = [t for t in texts if isinstance(t, str) and _IDENTIFIER_SHAPED.fullmatch(t[:128])]
     for identifier in itertools.islice(itertools.chain(identifiers, shaped), MAX_IDENTIFIERS):
         if isinstance(identifier, str):

@@ -640,6 +640,62 @@ def test_fast_redaction_equals_the_plain_rules(parts: list[str]) -> None:
     assert _redact(text) == _plain_redact(text)
 
 
+@settings(max_examples=1500, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                *_REDACTION_FRAGMENTS,
+                "Token ",
+                'KEY\\":',
+                "Auth_Token =",
+                "PassPhrase%3d",
+                "pwd\\u003d",
+                "k_test_",
+                "k_",
+                "COOKIE",
+                "-----",
+                "://",
+                ":/",
+                "eyj",
+                "gh",
+                "ox",
+            ]
+        ),
+        max_size=30,
+    )
+)
+def test_the_trigger_opens_what_every_gate_opens(parts: list[str]) -> None:
+    """One search over the rare characters opens exactly the rules that testing every gate
+    of SPEC 7.4's prefilters, one by one, opens."""
+    from agenterr._quote import _ALL_GATES, _ascii_lower, _open, _opened
+
+    for text in ("".join(parts), " ".join(parts)):
+        lowered = _ascii_lower(text)
+        assert _open(text, lowered) == _opened(_ALL_GATES, text, lowered)
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=0x2FF)))
+def test_plain_is_printable_ascii(text: str) -> None:
+    """The quick test for printable ASCII agrees with the str methods it replaces, and the
+    folding it lets _finish skip changes nothing."""
+    from agenterr._quote import _shown
+
+    shown, plain = _shown(text)
+    assert plain == (text.isascii() and text.isprintable())
+    if plain and "  " not in shown and shown.strip(" ") == shown:
+        assert " ".join(shown.split()) == shown
+
+
+def test_the_trigger_covers_the_gates_it_claims() -> None:
+    """Every gate is tested either directly or behind one rare character of its start."""
+    from agenterr._quote import _ALL_GATES, _ANCHORED, _DIRECT
+
+    anchored = [g for gates in _ANCHORED.values() for g in gates]
+    assert sorted(map(id, anchored + list(_DIRECT))) == sorted(map(id, _ALL_GATES))
+    assert all(char in g.start and not g.original for char, gs in _ANCHORED.items() for g in gs)
+
+
 # --- property: no credential of a claimed shape survives any quoting path ----------------------
 
 

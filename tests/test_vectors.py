@@ -168,16 +168,15 @@ def test_core_vectors_need_no_annex(monkeypatch: pytest.MonkeyPatch) -> None:
     import agenterr._classify as classify_module
     from agenterr._refine import Refined
 
-    def table_only(
+    def table_only(  # noqa: PLR0917 - refine's signature
         status: int,
         code: Any,
         body: object,
         view: object,
-        *,
         retry_after: Any,
         now: Any,
+        layers: object = (),
         quota: bool = False,
-        **_: Any,
     ) -> Refined:
         return Refined(code, None, quota, retry_after if code.retryable else None, None)
 
