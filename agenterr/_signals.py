@@ -14,7 +14,7 @@ import itertools
 import json
 import math
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple
 
 from ._headers import HeaderView
@@ -172,7 +172,9 @@ def _json_int(digits: str) -> int | float:
 
 _DECODER = json.JSONDecoder(parse_constant=_not_json, parse_int=_json_int)
 """Built once: ``json.loads`` with hooks builds a decoder on every call."""
-_SCAN = _DECODER.scan_once
+# The decoder's scanner (CPython's C one): one value at an index, what raw_decode wraps. Not
+# in the typed interface, hence the lookup; raw_decode where an implementation lacks it.
+_SCAN: Callable[[str, int], tuple[Any, int]] = getattr(_DECODER, "scan_once", _DECODER.raw_decode)
 
 
 def parse_json(text: str) -> object:
