@@ -419,10 +419,11 @@ _ALL_GATES: tuple[_Gate, ...] = (
 )
 
 # Two dozen substring tests cost two dozen scans of the text. Most gates contain a character
-# that is rare in error text; one search finds every place where such a character has its
-# gate's start around it (look-behind) and its pattern after it (look-ahead), skipping from
-# one rare character to the next as a single scan. Only the gates of a character found there
-# are then tested one by one; the others are tested directly.
+# that is rare in error text; a search that starts with that character (which the regex
+# engine finds with a plain loop, far faster than a scan testing every position against a
+# set) checks, at each place it occurs, the gate's start around it (look-behind) and its
+# pattern after it (look-ahead), for all the gates of that character at once. Only the
+# gates of a character found so are then tested one by one; the others are tested directly.
 _RARE = "jkwxbh_/-gp"
 """Characters from rarest to commonest in error bodies (measured on the corpus); a gate
 whose start holds none of them is tested directly."""
@@ -452,14 +453,18 @@ _DIRECT_LOWERED = tuple(g for g in _DIRECT if not g.original)
 _DIRECT_ORIGINAL = tuple(g for g in _DIRECT if g.original)
 _DIRECT_STARTS = re.compile("|".join(re.escape(g.start) for g in _DIRECT_LOWERED))
 """Whether any of the remaining lower-cased gates' starts occurs: one search, not one each."""
-_TRIGGER = re.compile(
-    "|".join(
-        re.escape(char) + "(?:" + "|".join(_around(g, g.start.index(char)) for g in gates) + ")"
-        for char, gates in _ANCHORED.items()
-    ),
-    re.ASCII,
+_TRIGGERS = tuple(
+    (
+        char,
+        re.compile(
+            re.escape(char) + "(?:" + "|".join(_around(g, g.start.index(char)) for g in gates) + ")",
+            re.ASCII,
+        ).search,
+        gates,
+    )
+    for char, gates in _ANCHORED.items()
 )
-"""A match is one rare character around which some gate of that character may be met."""
+"""Per rare character: a search that finds it where some gate of that character may be met."""
 
 
 def _open(view: str, lowered: str) -> int:
@@ -467,12 +472,9 @@ def _open(view: str, lowered: str) -> int:
     opened = _opened(_DIRECT_ORIGINAL, view, lowered)
     if _DIRECT_STARTS.search(lowered) is not None:
         opened |= _opened(_DIRECT_LOWERED, view, lowered)
-    seen = ""
-    for match in _TRIGGER.finditer(lowered):
-        char = match.group()
-        if char not in seen:
-            seen += char
-            opened |= _opened(_ANCHORED[char], view, lowered)
+    for char, search, gates in _TRIGGERS:
+        if char in lowered and search(lowered) is not None:
+            opened |= _opened(gates, view, lowered)
     return opened
 
 
