@@ -355,6 +355,19 @@ def _built(
     return outcome
 
 
+def _succeeded(value: Any) -> Outcome[Any]:
+    """``Outcome.success(value)`` without the frozen ``__init__``, which goes through
+    ``object.__setattr__`` per field: the decorator's Outcome mode builds one per call."""
+    outcome: Outcome[Any] = _new(Outcome)
+    _SET_CODE(outcome, None)
+    _SET_HINT(outcome, "")
+    _SET_RETRY_AFTER(outcome, None)
+    _SET_STATUS(outcome, 0)
+    _SET_VALUE(outcome, value)
+    _SET_ERROR(outcome, None)
+    return outcome
+
+
 # The slots' own setters: what object.__setattr__ ends up calling, without looking each name
 # up again (every classifier builds its outcome here, once per call).
 _new = object.__new__

@@ -14,7 +14,7 @@ import inspect
 import logging
 import traceback
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from types import CodeType
 from typing import Any, NoReturn, TypeAlias
 
@@ -22,7 +22,7 @@ from ._classify import from_response, schema_invalid
 from ._envelope import envelope_failure
 from ._exceptions import binding_problems, entered, passes_through, validation_problems
 from ._hints import hint_for, schema_hint, where
-from ._outcome import Outcome, _built
+from ._outcome import Outcome, _built, _succeeded
 from ._quote import clean, snippet
 from ._rules import RuleSet, layers
 from ._taxonomy import Code
@@ -153,40 +153,8 @@ def _rendered(report: traceback.TracebackException, indent: str) -> Iterator[str
 # --- building outcomes -----------------------------------------------------------------
 
 
-def _fast_success() -> Callable[[Any], Outcome[Any]]:
-    """``Outcome.success`` without the frozen dataclass ``__init__``.
-
-    The frozen ``__init__`` goes through ``object.__setattr__`` per field and is most of
-    the Outcome mode's overhead; writing the slots directly costs well under half. If the
-    core's fields ever change shape this falls back to the public constructor, so it can
-    be slower but never wrong.
-    """
-    names = tuple(f.name for f in fields(Outcome))
-    if names != ("code", "llm_hint", "retry_after", "status", "value", "error"):
-        return Outcome.success
-    set_code, set_hint, set_after, set_status, set_value, set_error = (
-        Outcome.__dict__[name].__set__ for name in names
-    )
-    new = object.__new__
-
-    def success(value: Any) -> Outcome[Any]:
-        outcome: Outcome[Any] = new(Outcome)
-        set_code(outcome, None)
-        set_hint(outcome, "")
-        set_after(outcome, None)
-        set_status(outcome, 0)
-        set_value(outcome, value)
-        set_error(outcome, None)
-        return outcome
-
-    probe = object()
-    built = success(probe)
-    if built != Outcome.success(probe) or built.value is not probe or built.error is not None:
-        return Outcome.success
-    return success
-
-
-success = _fast_success()
+success = _succeeded
+"""``Outcome.success(value)``, built as the classifiers build failures (see _outcome._built)."""
 
 _BUG_HINT = hint_for(Code.UNKNOWN, "")
 _MAYBE_APPLIED_HINT = (

@@ -457,7 +457,7 @@ _TRIGGERS = tuple(
     (
         char,
         re.compile(
-            re.escape(char) + "(?:" + "|".join(_around(g, g.start.index(char)) for g in gates) + ")",
+            f"{re.escape(char)}(?:{'|'.join(_around(g, g.start.index(char)) for g in gates)})",
             re.ASCII,
         ).search,
         gates,

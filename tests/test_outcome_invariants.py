@@ -17,6 +17,8 @@ from typing import Any
 import dramatiq
 import pytest
 import tenacity
+from hypothesis import given
+from hypothesis import strategies as st
 from temporalio.exceptions import ApplicationError
 
 from agenterr import (
@@ -323,3 +325,24 @@ def test_integration_errors_never_call_a_hostile_repr(bad: object) -> None:
     """An argument error names what it got without its repr (which may raise)."""
     with pytest.raises(ValueError, match="expected a typed error or a failed Outcome"):
         retry_transient(bad)  # type: ignore[arg-type]
+
+
+@given(
+    value=st.one_of(st.none(), st.integers(), st.text(max_size=5)),
+    code=st.sampled_from(list(Code)),
+    delay=st.one_of(st.none(), st.floats(0, CEILING)),  # bounded, as the classifiers pass it
+    status=st.sampled_from([0, 400, 429, 503]),
+)
+def test_the_internal_builders_build_what_the_constructor_builds(
+    value: object, code: Code, delay: float | None, status: int
+) -> None:
+    """The classifiers' and the decorator's fast builders write the slots the public
+    constructor writes, to the same values (the hint here is one the gate leaves as it is)."""
+    from agenterr._outcome import _built, _succeeded
+
+    assert _succeeded(value) == Outcome.success(value)
+    assert _succeeded(value).value is value and _succeeded(value).error is None
+    hint = "Retry the identical call."
+    built = _built(code, hint, delay, status, None)
+    assert built == Outcome(code, hint, delay, status)
+    assert type(built) is Outcome and built.error is None and built.value is None
