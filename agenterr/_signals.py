@@ -824,7 +824,12 @@ def general_verdict(
         while match is not None:
             best = _better(_BY_PHRASE[match.group(1)], best)
             match = _GENERAL_WORDS.search(subject, match.end())
-    shaped = [t for t in texts if isinstance(t, str) and _IDENTIFIER_SHAPED.fullmatch(t[:128])]
+    # A message that is one identifier has no space in its first 128 characters.
+    shaped = [
+        t
+        for t in texts
+        if isinstance(t, str) and t.find(" ", 0, 128) < 0 and _IDENTIFIER_SHAPED.fullmatch(t[:128])
+    ]
     for identifier in itertools.islice(itertools.chain(identifiers, shaped), MAX_IDENTIFIERS):
         if isinstance(identifier, str):
             best = _better(_fragments_verdict(_key(identifier)), best)
