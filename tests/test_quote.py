@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agenterr import Code, from_error, from_status, schema_invalid
-from agenterr._quote import REDACTED, SCAN_WINDOW, SNIPPET_CAP, TRUNCATED, snippet
+from agenterr._quote import REDACTED, SCAN_WINDOW, SNIPPET_CAP, TRUNCATED, clean, snippet
 
 
 def test_single_line_and_trimmed() -> None:
@@ -442,6 +442,66 @@ def test_cleaning_patterns_are_linear() -> None:
     for label, pattern in patterns:
         _assert_linear(lambda text, p=pattern: p.sub("", text), units, label)
     _assert_linear(lambda text: clean(text, 10**6), units, "clean")
+
+
+def _nested_escapes(depth: int) -> str:
+    """Escapes of U+200B that removing the innermost joins, one after another, ``depth`` deep."""
+    return "\\u20" * depth + "\\u200b" + "0b" * depth
+
+
+def _escapes_removed_again_and_again(text: str) -> str:
+    """SPEC 7.3's JSON-escape removal written plainly: one pass after another until none."""
+    from agenterr._quote import _ESCAPED_CHAR, _unescaped_invisible
+
+    while (removed := _ESCAPED_CHAR.sub(_unescaped_invisible, text)) != text:
+        text = removed
+    return text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a" + _nested_escapes(1) + "b",
+        "a" + _nested_escapes(40) + "b",
+        "\\u20\\u200b0B \\u0041 \\u20\\u200c0b\\u200b",
+        "\\u20\\u200x0b",
+        "\\\\u200b\\u200\\u200bb",
+        "sk-abc\\u20\u200b0bdef",
+    ],
+)
+def test_json_escapes_of_invisibles_are_removed_until_none_is_left(text: str) -> None:
+    """Removing one escape can join another; what is left holds none (SPEC 7.3), as passes
+    repeated until nothing changes would leave."""
+    from agenterr._quote import _INVISIBLE, _drop_invisible_escapes
+
+    expected = _escapes_removed_again_and_again(_INVISIBLE.sub("", text))
+    assert _drop_invisible_escapes(_INVISIBLE.sub("", text)) == expected
+    assert clean(clean(text, 10**6), 10**6) == clean(text, 10**6)
+
+
+def test_nested_json_escapes_cost_linear_time() -> None:
+    """The nested case is undone in one pass, not one pass per level."""
+    from agenterr._quote import _drop_invisible_escapes
+
+    small, large = _nested_escapes(200), _nested_escapes(1600)
+    assert _drop_invisible_escapes(large) == ""
+    ratio = 0.0
+    for _attempt in range(3):  # a busy machine can stall one measurement
+        ratio = _cost(_drop_invisible_escapes, large) / max(
+            _cost(_drop_invisible_escapes, small), 1e-7
+        )
+        if ratio < 8 * 2.5:
+            break
+    else:
+        pytest.fail(f"nested escapes: cost grows {ratio:.0f}× for 8× the depth")
+
+
+def test_an_invisible_inside_an_entity_is_read_in_one_cleaning() -> None:
+    """Regression (found by the idempotence property): invisible characters go before the
+    entities are read, so "&quo\u200bt;" is a quote in the first cleaning, not the second."""
+    once = clean("say &quo\u200bt;password&quot;: &quot;hunter2&quot;", 100)
+    assert once == f'say "password": "{REDACTED}"'
+    assert clean(once, 100) == once
 
 
 def test_jwt_repetitions_cost_what_plain_text_costs() -> None:
