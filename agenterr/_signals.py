@@ -504,14 +504,14 @@ _BUILT_IN = ({}, {})  # by identifier as written, for HTTP bodies [False] and en
 def _built_in(identifier: str, envelope: bool) -> tuple[Verdict, int] | None:
     """The built-in reading of an identifier and its rank, cached as _key caches."""
     rule = lookup(identifier, (), envelope=envelope)
-    found = None if rule is None else (Verdict(rule.code, rule.quota, identifier), rule_rank(rule))
+    found = None if rule is None else (Verdict(rule.code, rule.quota, identifier), _rank(rule))
     cache = _BUILT_IN[envelope]
     if len(cache) < 4096 and len(identifier) <= _MAX_IDENTIFIER:
         cache[identifier] = found
     return found
 
 
-def rule_rank(rule: _Rule) -> int:
+def _rank(rule: _Rule) -> int:
     """A rule's place in the precedence order (SPEC A.6): lower wins."""
     return RANKS[(rule.code, rule.quota)]
 
@@ -536,7 +536,7 @@ def identifiers_verdict(
     for identifier in itertools.islice(identifiers, MAX_IDENTIFIERS):
         rule = lookup(identifier, layers, envelope=envelope)
         if rule is not None:
-            order = RANKS[(rule.code, rule.quota)]
+            order = _rank(rule)
             if order < best_rank:  # ties: the first in reading order
                 assert isinstance(identifier, str)
                 best, best_rank = Verdict(rule.code, rule.quota, identifier), order
