@@ -209,13 +209,14 @@ def _answer(number: int, line: bytes | None) -> str | None:
         return None
     else:
         try:
-            if line[:1] == b"{" and line[1:2] != b"\x00":
-                # What json.loads does with bytes that start so (UTF-8, surrogates let
-                # through), without sniffing the encoding of every line.
-                return outcome_for_request(
-                    json.loads(line.decode("utf-8", "surrogatepass"))
-                ).to_json()
-            return outcome_for_request(json.loads(line)).to_json()
+            # Bytes that start so are UTF-8 to json.loads, surrogates let through: decoded
+            # here, that encoding is not sniffed again for every line.
+            request: bytes | str = (
+                line.decode("utf-8", "surrogatepass")
+                if line[:1] == b"{" and line[1:2] != b"\x00"
+                else line
+            )
+            return outcome_for_request(json.loads(request)).to_json()
         except RecursionError:
             problem = "request: nested too deeply"
         except Exception as exc:

@@ -132,11 +132,7 @@ def read_signals(body: object, problem_json: bool = False) -> Signals:
         if type(body) is str and len(body) <= PARSE_LIMIT:
             # The common case, a whole text body: no window to cut, nothing to decode.
             text = body.removeprefix("\ufeff")
-            start = text.lstrip(_JSON_SPACE)[:1]
-            if start in {"{", "["}:
-                document = parse_json(text)
-                return NO_SIGNALS if document is None else _from_document(document, problem_json)
-            return _from_xml(text) if start == "<" else NO_SIGNALS
+            return _from_text(text, json_start(text), problem_json)
         # A body past the parse limit is looked at by its head first: cut JSON is not read,
         # so it need not be decoded either.
         big = isinstance(body, (str, bytes, bytearray, memoryview)) and len(body) > PARSE_LIMIT
@@ -148,16 +144,19 @@ def read_signals(body: object, problem_json: bool = False) -> Signals:
         if big and start not in ("{", "["):
             text, whole = body_text(body) or ("", False)
             start = start or json_start(text)  # more leading white space than the head held
-        if start in ("{", "[") and whole:
-            document = parse_json(text)
-            if document is None:
-                return NO_SIGNALS
-            return _from_document(document, problem_json)
-        if start == "<":
-            return _from_xml(text)
-        return NO_SIGNALS
+        if start in ("{", "[") and not whole:
+            return NO_SIGNALS  # JSON cut by the parse limit does not parse
+        return _from_text(text, start, problem_json)
     except Exception:
         return NO_SIGNALS
+
+
+def _from_text(text: str, start: str, problem_json: bool) -> Signals:
+    """The signals of a text whose first character after JSON white space is ``start``."""
+    if start in ("{", "["):
+        document = parse_json(text)
+        return NO_SIGNALS if document is None else _from_document(document, problem_json)
+    return _from_xml(text) if start == "<" else NO_SIGNALS
 
 
 def _not_json(constant: str) -> Any:

@@ -588,3 +588,30 @@ def test_jsonl_error_objects_pass_the_gate(
     assert "hunter2" not in message and "ghp_" not in message
     assert message.isprintable() and "\u202e" not in message
     assert len(message) < 200
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        b'{"status": 503, "body": "caf\xc3\xa9"}',
+        b'{"status": 400, "body": "\xff\xfe broken"}',
+        b'{"status": 400, "body": "\\ud800 lone"}',
+        b"{",
+        b'{\x00"',
+        b'["status"]',
+    ],
+)
+def test_a_jsonl_line_is_read_as_json_loads_reads_bytes(line: bytes) -> None:
+    """The command decodes a line that starts with "{" itself; the answer is the one
+    json.loads of the raw bytes gives (an outcome, or an error object naming the problem)."""
+    from agenterr._cli import _answer
+    from agenterr._protocol import outcome_for_request
+    from agenterr._quote import SNIPPET_CAP, clean
+
+    try:
+        expected = outcome_for_request(json.loads(line)).to_json()
+    except Exception as exc:
+        expected = json.dumps(
+            {"line": 1, "error": clean(str(exc), SNIPPET_CAP)}, ensure_ascii=False
+        )
+    assert _answer(1, line) == expected

@@ -204,7 +204,8 @@ def test_the_per_identifier_caches_stay_bounded() -> None:
         from_status(400, json.dumps(body))  # a quota name per call
         from_status(400, json.dumps({"error": {"code": f"odd_{index}_thing"}}))  # fragments
     from_status(400, json.dumps({"error": {"code": "X" * 5000}}))
-    for cache in (_signals._NORMALISED, _signals._BY_KEY, _signals._PERIODS):
+    caches = (_signals._NORMALISED, _signals._BY_KEY, _signals._PERIODS, _signals._BUILT_IN[False])
+    for cache in caches:
         assert 0 < len(cache) <= 4096
         assert all(len(key) <= 5000 for key in cache)
     assert all(len(key) <= 128 for key in (*_signals._BY_KEY, *_signals._PERIODS))
@@ -224,3 +225,27 @@ def test_the_short_window_prefilter_changes_no_answer(pieces: list[str]) -> None
 
     text = "".join(pieces)
     assert _short_window([text]) == (_SHORT_WINDOW.search(text) is not None)
+
+
+def test_the_built_in_reading_cache_never_hides_a_user_rule() -> None:
+    """An identifier's built-in reading, once cached, still yields to a user rule for it, in
+    the call's scope and process-wide; and a cached unknown identifier is read by a user rule."""
+    from agenterr import Rule, RuleSet, add_rules, remove_rules
+
+    body = json.dumps({"error": {"code": "rate_limit_exceeded"}})
+    unknown = json.dumps({"error": {"code": "ERR_QUOTA_77"}})
+    assert from_status(400, body).code is Code.RATE_LIMITED  # cached now
+    assert from_status(400, unknown).code is Code.INVALID_REQUEST  # cached as unknown
+    rules = (
+        Rule.identifier("rate_limit_exceeded", Code.NOT_FOUND),
+        Rule.identifier("ERR_QUOTA_77", Code.UNAUTHORIZED, quota=True),
+    )
+    mine = RuleSet(rules)
+    assert from_status(400, body, rules=mine).code is Code.NOT_FOUND
+    assert from_status(400, unknown, rules=mine).code is Code.UNAUTHORIZED
+    add_rules(*rules)
+    try:
+        assert from_status(400, body).code is Code.NOT_FOUND
+    finally:
+        remove_rules(*rules)
+    assert from_status(400, body).code is Code.RATE_LIMITED
