@@ -90,61 +90,57 @@ def succeeded(status: object) -> bool:
     return value is not None and 200 <= value <= 299
 
 
-def _status_outcome(
+def _status_outcome(  # noqa: PLR0917 - internal, called positionally on the hot path
     status: object,
     body: object,
     headers: object,
     now: Clock,
     error: BaseException | None,
-    *,
     rules: tuple[RuleSet, ...] = (),
     host: object = None,
 ) -> Outcome[None]:
     """``rules`` are the user rule sets in force; ``host`` is the host the response came
     from, or an object to read it from (a response) when a status rule needs it."""
     value = status if type(status) is int else as_status(status)
-    if value is not None and 200 <= value <= 299:
-        return _OK_BY_STATUS[value]  # a success keeps its status (not on the wire)
-    valid = value is not None and 100 <= value <= 599
-    code = _TABLE[value] if valid else Code.UNKNOWN  # type: ignore[index]
-    assert code is not None
-    recorded = value if valid and value is not None else 0
+    if value is not None and 100 <= value <= 599:
+        code = _TABLE[value]
+        if code is None:
+            return _OK_BY_STATUS[value]  # a success keeps its status (not on the wire)
+        recorded = value
+        where_ = _WHERE[value - 100]
+    else:
+        code, recorded = Code.UNKNOWN, 0
+        where_ = where(0, transport=value == 0 or (value is None and status is None))
     retry_after = None
     quota = False
     quote: str | None = None
-    if rules and valid:
+    if rules and recorded:
         if host is not None and not isinstance(host, str):
             host = response_host(host)
         override = status_rule(recorded, rules, host)
         if override is not None:  # SPEC A.11: the user's row replaces the table's
             code, quota = override.code, override.quota
-    if valid and (headers is not None or _has_body(body) or rules):
+    if recorded and (headers is not None or _has_body(body) or rules):
         # SPEC Annex A: headers and the error body may move the failure to another class.
         view = HeaderView.of(headers, _VIEW_NAMES)
         family = None
-        get = view.get
-        if headers is not None and (
-            get(_RETRY_AFTER) is not None or get(_MS) is not None or get(_MS_AZURE) is not None
-        ):
+        if headers is not None and not _RETRY_NAMES.isdisjoint(view.names()):
             # An HTTP-date is measured against the response's own clock, when it sent one.
-            clock = server_clock(view, now) if get("date") is not None else now
+            clock = server_clock(view, now) if view.get("date") is not None else now
             family = retry_after_from_headers(view, now=clock)
-        refined = refine(recorded, code, body, view, family, now, rules, quota)
-        code, retry_after, quota, quote = (
-            refined.code,
-            refined.retry_after,
-            refined.quota,
-            refined.quote,
+        code, _, quota, retry_after, quote = refine(
+            recorded, code, body, view, family, now, rules, quota
         )
     elif headers is not None and code.retryable:
         retry_after = retry_after_from_headers(headers, now=now)
     quoted = snippet(body if quote is None else quote)
-    transport = value == 0 or (value is None and status is None)
-    hint = hint_for(code, where(recorded, transport=transport), quoted, retry_after, quota=quota)
+    hint = hint_for(code, where_, quoted, retry_after, quota=quota)
     return _built(code, hint, retry_after, recorded, error)
 
 
-_MS, _MS_AZURE, _RETRY_AFTER = RETRY_HEADERS
+_RETRY_NAMES = frozenset(RETRY_HEADERS)
+_WHERE = tuple(where(status) for status in range(100, 600))
+"""Each valid status's parenthetical, built once."""
 
 
 def _has_body(body: object) -> bool:
@@ -243,48 +239,28 @@ def from_status(
 
     Never raises on its inputs; a malformed ``rules=`` raises ``TypeError``/``ValueError``.
     """
-    if (
-        rules is None
-        and headers is None
-        and type(status) is int
-        and (body is None or (type(body) is str and not body))
-        and _rules_module._process is None
-    ):
-        # The commonest call, a bare status with no rules in force: its outcome was built
-        # once (identity and type checks only, as in _from_status).
-        cached = _PLAIN.get(status)
-        if cached is not None:
-            return cached
-    scopes = layers(rules)
+    if rules is None and _rules_module._process is None:
+        # Identity and type checks only: a body's own __eq__ may raise (arrays, frames).
+        if type(status) is int and (body is None or (type(body) is str and not body)):
+            if headers is None:
+                # The commonest call, a bare status: its outcome was built once.
+                cached = _PLAIN.get(status)
+                if cached is not None:
+                    return cached
+            elif type(headers) is dict and 100 <= status <= 599:
+                try:
+                    fast = _fast_headers(status, headers)
+                except Exception as exc:  # the last line of defence: never raise
+                    return _internal_failure(exc)
+                if fast is not None:
+                    return fast
+        scopes: tuple[RuleSet, ...] = ()
+    else:
+        scopes = layers(rules)  # a malformed rule raises here, as documented
     try:
-        return _from_status(status, body, headers, now, scopes)
+        return _status_outcome(status, body, headers, now, None, scopes)
     except Exception as exc:  # the last line of defence: never raise
         return _internal_failure(exc)
-
-
-def _from_status(
-    status: object, body: object, headers: object, now: Clock, rules: tuple[RuleSet, ...] = ()
-) -> Outcome[None]:
-    if not rules:
-        # Identity and type checks only: a body's own __eq__ may raise (arrays, frames).
-        if (
-            headers is None
-            and (body is None or (type(body) is str and not body))
-            and (type(status) is int)
-        ):
-            cached = _PLAIN.get(status)
-            if cached is not None:
-                return cached
-        if (
-            type(headers) is dict
-            and type(status) is int
-            and 100 <= status <= 599
-            and (body is None or (type(body) is str and not body))
-        ):
-            fast = _fast_headers(status, headers)
-            if fast is not None:
-                return fast
-    return _status_outcome(status, body, headers, now, None, rules=rules)
 
 
 def from_response(response: object, *, now: Clock = None, rules: Rules = None) -> Outcome[None]:

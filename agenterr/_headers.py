@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, KeysView
 from typing import Any
 
 __all__ = ["MAX_HEADERS", "HeaderView"]
@@ -28,17 +28,20 @@ def _text(value: object) -> str | None:
 class HeaderView:
     """Lower-cased names to the first value seen, over at most :data:`MAX_HEADERS` fields.
 
-    ``view.get(name)`` is the value of header ``name`` (lower-case), or ``None``.
+    ``view.get(name)`` is the value of header ``name`` (lower-case), or ``None``;
+    ``view.names()`` the names present.
     """
 
-    __slots__ = ("_fields", "get")
+    __slots__ = ("_fields", "get", "names")
 
     get: Callable[[str], str | None]
+    names: Callable[[], KeysView[str]]
 
     def __init__(self, fields: dict[str, str]) -> None:
         self._fields = fields
-        # The dict's own method: the classifier asks a view for a handful of names per call.
+        # The dict's own methods: the classifier asks a view for a handful of names per call.
         self.get = fields.get
+        self.names = fields.keys
 
     @classmethod
     def of(cls, headers: object, names: frozenset[str] | None = None) -> HeaderView:
@@ -47,23 +50,25 @@ class HeaderView:
         With ``names`` (lower-case), only those fields are kept. Anything unreadable gives an
         empty view; this never raises.
         """
-        if isinstance(headers, HeaderView):
-            return headers
         fields: dict[str, str] = {}
-        if headers is None or isinstance(headers, (str, bytes)):
+        if type(headers) is dict:
+            if len(headers) <= MAX_HEADERS:
+                # The common shape (a plain dict of str to str, as parsed JSON or most callers
+                # give): no per-field conversions; any other field sends it down the general
+                # loop.
+                for name, value in headers.items():
+                    if type(name) is not str or type(value) is not str:
+                        fields.clear()
+                        break
+                    key = name.lower()
+                    if (names is None or key in names) and key not in fields:
+                        fields[key] = value[:_MAX_VALUE_BYTES]
+                else:
+                    return cls(fields)
+        elif isinstance(headers, HeaderView):
+            return headers
+        elif headers is None or isinstance(headers, (str, bytes)):
             return cls(fields)
-        if type(headers) is dict and len(headers) <= MAX_HEADERS:
-            # The common shape (a plain dict of str to str, as parsed JSON or most callers
-            # give): no per-field conversions; any other field sends it down the general loop.
-            for name, value in headers.items():
-                if type(name) is not str or type(value) is not str:
-                    fields.clear()
-                    break
-                key = name.lower()
-                if (names is None or key in names) and key not in fields:
-                    fields[key] = value[:_MAX_VALUE_BYTES]
-            else:
-                return cls(fields)
         try:
             items_method = getattr(headers, "items", None)
             items: Any = items_method() if callable(items_method) else headers

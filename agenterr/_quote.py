@@ -436,11 +436,13 @@ def _anchor(gate: _Gate) -> int | None:
 
 
 def _around(gate: _Gate, index: int) -> str:
-    """The gate as its start's character at ``index``, then look-arounds for the rest."""
+    """The gate after its start's character at ``index``: a look-behind for what precedes,
+    the rest of the start as text, a look-ahead for the pattern. Text right after the
+    character lets the regex engine skip to the whole literal when a group has one gate."""
     before, after = gate.start[: index + 1], gate.start[index + 1 :]
     behind = f"(?<={re.escape(before)})" if index else ""
-    ahead = f"(?={re.escape(after)}{gate.rest})" if after or gate.rest else ""
-    return behind + ahead
+    ahead = f"(?={gate.rest})" if gate.rest else ""
+    return behind + re.escape(after) + ahead
 
 
 def _by_anchor(gates: tuple[_Gate, ...]) -> dict[str, tuple[_Gate, ...]]:
@@ -511,8 +513,9 @@ def _view(text: str) -> str:
 
 
 def _redact(text: str) -> str:
-    view = _view(text)
-    lowered = _ascii_lower(view)
+    # _view and _ascii_lower, inlined for the common text: no backslash, ASCII.
+    view = text if "\\" not in text else _view(text)
+    lowered = view.lower() if view.isascii() else _ascii_lower(view)
     opened = _open(view, lowered)
     while opened:
         lowest = opened & -opened  # the rules in SPEC order, visiting only the opened ones
@@ -789,10 +792,17 @@ _SECRET_ELEMENT_ENDINGS = (
 
 
 def _secret_element(name: str) -> bool:
-    local = name.rpartition(":")[2]
-    return (
-        local.replace("_", "").replace("-", "").replace(".", "").endswith(_SECRET_ELEMENT_ENDINGS)
-    )
+    # Cached: a document's element names repeat, within it and across calls.
+    found = _SECRET_BY_NAME.get(name)
+    if found is None:
+        local = name.rpartition(":")[2].replace("_", "").replace("-", "").replace(".", "")
+        found = local.endswith(_SECRET_ELEMENT_ENDINGS)
+        if len(_SECRET_BY_NAME) < 4096 and len(name) <= 128:
+            _SECRET_BY_NAME[name] = found
+    return found
+
+
+_SECRET_BY_NAME: dict[str, bool] = {}
 
 
 def _markup_text(text: str) -> str:
@@ -815,12 +825,12 @@ def _markup_text(text: str) -> str:
             elif closing and name == hidden:
                 hidden = None
             # The innermost open element decides (a leaf holds the value).
-            secret = not closing and not match.group(0).endswith("/>") and _secret_element(name)
+            secret = not closing and _secret_element(name) and not match.group(0).endswith("/>")
             glued = glued and name in _INLINE_ELEMENTS
             continue
         if hidden is not None or (cdata is None and data is None):
             continue
-        raw = html.unescape(data) if data is not None else cdata or ""
+        raw = (html.unescape(data) if "&" in data else data) if data is not None else cdata or ""
         piece = " ".join(raw.split())
         if piece and secret:
             piece = REDACTED

@@ -49,6 +49,18 @@ REFINE_HEADERS = frozenset(
 """Header names (lower case) the refinements read, besides the Retry-After family."""
 
 
+# Enum members as module constants: on Python 3.11 ``Code.X`` goes through the enum
+# metaclass's ``__getattr__`` hook, several times slower than a global on the hot path.
+_RATE_LIMITED, _UNAUTHORIZED, _UNAVAILABLE, _UNKNOWN = (
+    Code.RATE_LIMITED,
+    Code.UNAUTHORIZED,
+    Code.UNAVAILABLE,
+    Code.UNKNOWN,
+)
+_TRANSIENT = Class.TRANSIENT
+
+_new_tuple = tuple.__new__
+
 _REFERENCE_HINTS = frozenset({401, 422})
 """Statuses whose hints the reference documents: a refinement keeps their code within a class."""
 
@@ -95,76 +107,69 @@ def refine(  # noqa: PLR0917 - internal, called positionally on the hot path
     when a user status rule already chose the quota wording. Never raises (a failure keeps
     the table's reading).
     """
+    table, family, user_quota = code, retry_after, quota
     try:
-        return _refine(status, code, body, view, retry_after, now, layers, quota)
-    except Exception:
-        return Refined(code, None, quota, retry_after if code.retryable else None, None)
-
-
-def _refine(  # noqa: PLR0917 - internal, called positionally on the hot path
-    status: int,
-    code: Code,
-    body: object,
-    view: HeaderView,
-    retry_after: float | None,
-    now: Clock,
-    layers: tuple[RuleSet, ...],
-    quota: bool,
-) -> Refined:
-    content_type = view.get("content-type") or ""
-    signals = read_signals(body, "problem+json" in content_type.lower())
-    plain: str | None = None
-    if signals is NO_SIGNALS:
-        # User phrases and general evidence read unstructured text as one message. Four
-        # bytes a code point at most: enough bytes for the window, and no more decoded.
-        text = body_text(body, 4 * PLAIN_WINDOW)
-        plain = text[0][:PLAIN_WINDOW] if text is not None else None
-    amzn = view.get(_AMZN_TYPE)
-    header_identifier = amzn.partition(":")[0] if amzn is not None else None
-    verdict = http_verdict(
-        status, signals, header_identifier, retry_after, layers, table=code, plain_text=plain
-    )
-    if status == 429 and verdict is not None and not verdict.quota:
-        verdict = None  # a 429 is a rate limit by definition; only an exhausted quota differs
-    rule: str | None = None
-    if verdict is not None and verdict.code.class_ is not code.class_:
-        code, rule, quota = verdict.code, verdict.anchor, verdict.quota
-    elif verdict is not None and verdict.quota and code is Code.UNAUTHORIZED:
-        rule, quota = verdict.anchor, True  # same class, but the hint must say billing/quota
-    elif (
-        verdict is not None
-        and not verdict.general
-        and not verdict.generic
-        and verdict.code is not code
-        and status not in _REFERENCE_HINTS
-    ):
-        # Same class, sharper code: a 400's ResourceNotFoundException is NOT_FOUND, a 503's
-        # SlowDown RATE_LIMITED (its window then gives the delay). Specific structure only:
-        # not a generic identifier (a 404 whose error.status is INVALID_ARGUMENT stays), not
-        # general evidence.
-        code, rule, quota = verdict.code, verdict.anchor, verdict.quota
-    if code.class_ is not Class.TRANSIENT and rule is None:
-        if status in (400, 403):
-            # r-ratelimit-headers: a 400/403 that carries rate-limit state is a rate limit
-            remaining = view.get(_REMAINING)
-            if retry_after is not None or (remaining is not None and remaining.strip(" \t") == "0"):
-                code, rule, quota = Code.RATE_LIMITED, "r-ratelimit-headers", False
-        elif status == 409 and retry_after is not None:
-            # r-conflict-retry-after: the server says when the identical request will pass
-            code, rule, quota = Code.UNAVAILABLE, "r-conflict-retry-after", False
-    if code.retryable and retry_after is None:
-        retry_after = delay_after(
-            view, signals.retry_delay, now, rate_limited=code is Code.RATE_LIMITED
+        content_type = view.get("content-type") or ""
+        signals = read_signals(body, "problem+json" in content_type.lower())
+        plain: str | None = None
+        if signals is NO_SIGNALS:
+            # User phrases and general evidence read unstructured text as one message. Four
+            # bytes a code point at most: enough bytes for the window, and no more decoded.
+            text = body_text(body, 4 * PLAIN_WINDOW)
+            plain = text[0][:PLAIN_WINDOW] if text is not None else None
+        amzn = view.get(_AMZN_TYPE)
+        header_identifier = amzn.partition(":")[0] if amzn is not None else None
+        verdict = http_verdict(
+            status, signals, header_identifier, retry_after, layers, table=code, plain_text=plain
         )
-    if code is Code.RATE_LIMITED and retry_after is not None and retry_after > LONG_WAIT:
-        code, rule, quota, retry_after = Code.UNAUTHORIZED, "r-long-wait", True, None
-    advice = view.get(_SHOULD_RETRY)
-    if advice is not None:  # r-should-retry: the server's explicit advice has the last word
-        advice = advice.strip(" \t").lower()
-        if advice == "true" and not code.retryable:
-            code, rule, quota = Code.UNAVAILABLE, "r-should-retry", False
-            if retry_after is None:
-                retry_after = delay_after(view, signals.retry_delay, now, rate_limited=False)
-        elif advice == "false" and code.retryable:
-            code, rule, quota = Code.UNKNOWN, "r-should-retry", False
-    return Refined(code, rule, quota, retry_after if code.retryable else None, signals.problem)
+        if status == 429 and verdict is not None and not verdict.quota:
+            verdict = None  # a 429 is a rate limit by definition; only an exhausted quota differs
+        rule: str | None = None
+        if verdict is not None and verdict.code.class_ is not code.class_:
+            code, rule, quota = verdict.code, verdict.anchor, verdict.quota
+        elif verdict is not None and verdict.quota and code is _UNAUTHORIZED:
+            rule, quota = verdict.anchor, True  # same class, but the hint must say billing/quota
+        elif (
+            verdict is not None
+            and not verdict.general
+            and not verdict.generic
+            and verdict.code is not code
+            and status not in _REFERENCE_HINTS
+        ):
+            # Same class, sharper code: a 400's ResourceNotFoundException is NOT_FOUND, a 503's
+            # SlowDown RATE_LIMITED (its window then gives the delay). Specific structure only:
+            # not a generic identifier (a 404 whose error.status is INVALID_ARGUMENT stays), not
+            # general evidence.
+            code, rule, quota = verdict.code, verdict.anchor, verdict.quota
+        if code.class_ is not _TRANSIENT and rule is None:
+            if status in (400, 403):
+                # r-ratelimit-headers: a 400/403 that carries rate-limit state is a rate limit
+                remaining = view.get(_REMAINING)
+                if retry_after is not None or (
+                    remaining is not None and remaining.strip(" \t") == "0"
+                ):
+                    code, rule, quota = _RATE_LIMITED, "r-ratelimit-headers", False
+            elif status == 409 and retry_after is not None:
+                # r-conflict-retry-after: the server says when the identical request will pass
+                code, rule, quota = _UNAVAILABLE, "r-conflict-retry-after", False
+        if code.retryable and retry_after is None:
+            retry_after = delay_after(
+                view, signals.retry_delay, now, rate_limited=code is _RATE_LIMITED
+            )
+        if code is _RATE_LIMITED and retry_after is not None and retry_after > LONG_WAIT:
+            code, rule, quota, retry_after = _UNAUTHORIZED, "r-long-wait", True, None
+        advice = view.get(_SHOULD_RETRY)
+        if advice is not None:  # r-should-retry: the server's explicit advice has the last word
+            advice = advice.strip(" \t").lower()
+            if advice == "true" and not code.retryable:
+                code, rule, quota = _UNAVAILABLE, "r-should-retry", False
+                if retry_after is None:
+                    retry_after = delay_after(view, signals.retry_delay, now, rate_limited=False)
+            elif advice == "false" and code.retryable:
+                code, rule, quota = _UNKNOWN, "r-should-retry", False
+        # tuple.__new__: a NamedTuple's own __new__ is a Python function, one more call.
+        return _new_tuple(
+            Refined, (code, rule, quota, retry_after if code.retryable else None, signals.problem)
+        )
+    except Exception:
+        return Refined(table, None, user_quota, family if table.retryable else None, None)

@@ -119,6 +119,7 @@ class Signals(NamedTuple):
 
 
 NO_SIGNALS = Signals()
+_new_tuple = tuple.__new__
 _XML_CODE = re.compile(r"<Code>[ \t\n\r]*([^< \t\n\r]{1,128})[ \t\n\r]*</Code>")
 _XML_MESSAGE = re.compile(r"<Message>([^<]{0,2048})</Message>")
 _DURATION = re.compile(r"([0-9]{1,12}(?:\.[0-9]{1,9})?)s\Z")
@@ -132,7 +133,7 @@ def read_signals(body: object, problem_json: bool = False) -> Signals:
         if type(body) is str and len(body) <= PARSE_LIMIT:
             # The common case, a whole text body: no window to cut, nothing to decode.
             text = body.removeprefix("\ufeff")
-            return _from_text(text, json_start(text), problem_json)
+            return _from_text(text, text.lstrip(_JSON_SPACE), problem_json)
         # A body past the parse limit is looked at by its head first: cut JSON is not read,
         # so it need not be decoded either.
         big = isinstance(body, (str, bytes, bytearray, memoryview)) and len(body) > PARSE_LIMIT
@@ -140,21 +141,22 @@ def read_signals(body: object, problem_json: bool = False) -> Signals:
         if prefix is None:
             return NO_SIGNALS
         text, whole = prefix
-        start = json_start(text)
-        if big and start not in ("{", "["):
+        stripped = text.lstrip(_JSON_SPACE)
+        if big and stripped[:1] not in ("{", "["):
             text, whole = body_text(body) or ("", False)
-            start = start or json_start(text)  # more leading white space than the head held
-        if start in ("{", "[") and not whole:
+            stripped = text.lstrip(_JSON_SPACE)
+        if stripped[:1] in ("{", "[") and not whole:
             return NO_SIGNALS  # JSON cut by the parse limit does not parse
-        return _from_text(text, start, problem_json)
+        return _from_text(text, stripped, problem_json)
     except Exception:
         return NO_SIGNALS
 
 
-def _from_text(text: str, start: str, problem_json: bool) -> Signals:
-    """The signals of a text whose first character after JSON white space is ``start``."""
+def _from_text(text: str, stripped: str, problem_json: bool) -> Signals:
+    """The signals of a text; ``stripped`` is the text without leading JSON white space."""
+    start = stripped[:1]
     if start in ("{", "["):
-        document = parse_json(text)
+        document = parse_json(text, len(text) - len(stripped))
         return NO_SIGNALS if document is None else _from_document(document, problem_json)
     return _from_xml(text) if start == "<" else NO_SIGNALS
 
@@ -176,11 +178,13 @@ _DECODER = json.JSONDecoder(parse_constant=_not_json, parse_int=_json_int)
 _SCAN: Callable[[str, int], tuple[Any, int]] = getattr(_DECODER, "scan_once", _DECODER.raw_decode)
 
 
-def parse_json(text: str) -> object:
-    """RFC 8259 JSON (no NaN or Infinity), or None when ``text`` does not parse."""
+def parse_json(text: str, start: int = -1) -> object:
+    """RFC 8259 JSON (no NaN or Infinity), or None when ``text`` does not parse. ``start``:
+    where the value begins after JSON white space, when the caller knows it."""
     # What JSONDecoder.decode does, without its Python-level wrapper: skip JSON white space,
     # scan one value, allow only JSON white space after it.
-    start = len(text) - len(text.lstrip(_JSON_SPACE))
+    if start < 0:
+        start = len(text) - len(text.lstrip(_JSON_SPACE))
     try:
         value, end = _SCAN(text, start)
     except (StopIteration, ValueError, RecursionError):
@@ -373,14 +377,18 @@ def _from_document(document: object, problem_json: bool) -> Signals:
         elif isinstance(value, str):  # Dropbox "error_summary": "path/insufficient_space/.."
             for part in value[:PARSE_LIMIT].split("/", 4)[:4]:
                 reader.identifier(part)
-    return Signals(
-        tuple(reader.identifiers),
-        tuple(reader.generic),
-        tuple(reader.messages),
-        None if reader.quota_names is None else tuple(reader.quota_names),
-        reader.retry_delay,
-        _problem_text(document) if problem_json else None,
-        document,
+    # tuple.__new__: a NamedTuple's own __new__ is a Python function, one more call per body.
+    return _new_tuple(
+        Signals,
+        (
+            tuple(reader.identifiers),
+            tuple(reader.generic),
+            tuple(reader.messages),
+            None if reader.quota_names is None else tuple(reader.quota_names),
+            reader.retry_delay,
+            _problem_text(document) if problem_json else None,
+            document,
+        ),
     )
 
 
@@ -510,6 +518,10 @@ def _built_in(identifier: str, envelope: bool) -> tuple[Verdict, int] | None:
     return found
 
 
+_UNRANKED = len(RANKS)
+"""A rank below every rule's."""
+
+
 def _rank(rule: _Rule) -> int:
     """A rule's place in the precedence order (SPEC A.6): lower wins."""
     return RANKS[(rule.code, rule.quota)]
@@ -520,11 +532,13 @@ def identifiers_verdict(
 ) -> Verdict | None:
     """The best-ranked known identifier (ties: the first in reading order); at most 64."""
     best: Verdict | None = None
-    best_rank = len(RANKS)
+    best_rank = _UNRANKED
+    if type(identifiers) is not tuple or len(identifiers) > MAX_IDENTIFIERS:
+        identifiers = tuple(itertools.islice(identifiers, MAX_IDENTIFIERS))
     if not layers:
         # The built-in tables alone: each identifier's reading is looked up once per process.
         cache = _BUILT_IN[envelope]
-        for identifier in itertools.islice(identifiers, MAX_IDENTIFIERS):
+        for identifier in identifiers:
             found = cache.get(identifier, _UNSEEN) if type(identifier) is str else None
             if found is _UNSEEN:
                 assert isinstance(identifier, str)
@@ -532,7 +546,7 @@ def identifiers_verdict(
             if found is not None and found[1] < best_rank:  # ties: the first in reading order
                 best, best_rank = found
         return best
-    for identifier in itertools.islice(identifiers, MAX_IDENTIFIERS):
+    for identifier in identifiers:
         rule = lookup(identifier, layers, envelope=envelope)
         if rule is not None:
             order = _rank(rule)
@@ -644,6 +658,10 @@ _LONG_PERIOD = ("perday", "daily", "permonth", "monthly", "peryear")
 _SHORT_PERIOD = ("persecond", "perminute", "per100seconds", "perhour")
 _QUOTA = Verdict(Code.UNAUTHORIZED, True)
 _THROTTLED = Verdict(Code.RATE_LIMITED, False)
+# Read on every call: on Python 3.11 ``Code.X`` goes through the enum metaclass's
+# ``__getattr__`` hook, several times slower than a global.
+_RATE_LIMITED = Code.RATE_LIMITED
+_TRANSIENT, _AUTH, _SELF_CORRECTABLE = Class.TRANSIENT, Class.AUTH, Class.SELF_CORRECTABLE
 _PHRASE_STATUSES = frozenset({400, 402, 403, 429})
 _RATE_PHRASE_STATUSES = frozenset({400, 403})
 _NOT_ALNUM = re.compile("[^A-Za-z0-9]+")
@@ -698,8 +716,9 @@ def http_verdict(
     user phrases and general evidence (not by the built-in phrases of SPEC A.4).
     """
     texts: tuple[str, ...] = signals.messages or ((plain_text,) if plain_text else ())
-    best = _user_evidence(signals, texts, layers) if layers else None
-    best = _better(identifiers_verdict(signals.identifiers, layers, envelope=False), best)
+    best = identifiers_verdict(signals.identifiers, layers, envelope=False)
+    if layers:
+        best = _better(best, _user_evidence(signals, texts, layers))
     if header_identifier is not None:
         rule = lookup(header_identifier, layers, envelope=False)
         if rule is not None:
@@ -710,7 +729,7 @@ def http_verdict(
     # limit (Anthropic's spend limits arrive as rate_limit_error) and yields to quota facts,
     # RetryInfo and a server that says to come back within the hour; a rate phrase counts
     # only when nothing else spoke (a ValidationException about a throttle setting).
-    if best is not None and best.code is not Code.RATE_LIMITED:
+    if best is not None and best.code is not _RATE_LIMITED:
         return best  # structure spoke; no phrase can change it (nor is lowering needed)
     lowered = _lowered(signals.messages) if signals.messages else []
     if (
@@ -880,16 +899,12 @@ def _general_allowed(
         return False
     if status == 429:
         return verdict.quota
-    if table.class_ is Class.SELF_CORRECTABLE:
+    if table.class_ is _SELF_CORRECTABLE:
         return True
-    if table.class_ is Class.AUTH:
-        return (
-            verdict.code.class_ is Class.TRANSIENT
-            or verdict.quota
-            or verdict.shown in CONTENT_POLICY
-        )
-    if table.class_ is Class.TRANSIENT:
-        return verdict.code.class_ is Class.AUTH
+    if table.class_ is _AUTH:
+        return verdict.code.class_ is _TRANSIENT or verdict.quota or verdict.shown in CONTENT_POLICY
+    if table.class_ is _TRANSIENT:
+        return verdict.code.class_ is _AUTH
     return False
 
 
