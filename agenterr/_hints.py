@@ -110,7 +110,8 @@ def hint_for(
     """
     if quota and code is Code.UNAUTHORIZED:
         said = f" The API said: {quoted}" if quoted else ""
-        return _QUOTA_TEMPLATE.format(where=where_, said=said)
+        head, _, tail = _QUOTA_PIECES
+        return head + where_ + tail + said
     if not quoted:
         return _bare_hint(code, where_, retry_after)
     return _format_hint(code, where_, quoted, retry_after)
@@ -136,6 +137,7 @@ def _pieces(template: str) -> tuple[str, str | None, str]:
 
 # Filled by concatenation: str.format re-parses a template on every call.
 _PIECES = {code: _pieces(template) for code, template in _TEMPLATES.items()}
+_QUOTA_PIECES = _pieces(_QUOTA_TEMPLATE)
 
 
 def _format_hint(code: Code, where_: str, quoted: str, retry_after: float | None) -> str:

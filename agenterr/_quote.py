@@ -706,7 +706,7 @@ def _shown(text: str) -> tuple[str, bool]:
         # Before the textual escapes: an invisible character inside one ("&quo\u200bt;")
         # would otherwise hide it from this pass and leave it to the next (SPEC 7.3).
         text = _INVISIBLE.sub("", text)
-    if "\\u" in text:
+    if "\\" in text and "\\u" in text:  # one character is found far faster than two
         # Only escapes of invisible characters go: printable ASCII stays printable ASCII.
         text = _drop_invisible_escapes(text)
     if "&" in text:
@@ -766,6 +766,9 @@ _INLINE_ELEMENTS = frozenset({
 
 
 def _markup(text: str) -> bool:
+    first = text[:1]
+    if "!" <= first <= "~" and first != "<":
+        return False  # printable ASCII that is no "<": neither white space, invisible nor a tag
     match = _MARKUP_HEAD.match(text)
     if match is None:
         return False

@@ -128,12 +128,12 @@ _DURATION = re.compile(r"([0-9]{1,12}(?:\.[0-9]{1,9})?)s\Z")
 def read_signals(body: object, problem_json: bool = False) -> Signals:
     """The signals a body carries; parsed JSON (dict/list) is read as is. Never raises."""
     try:
-        if isinstance(body, (dict, list)):
-            return _from_document(body, problem_json)
         if type(body) is str and len(body) <= PARSE_LIMIT:
             # The common case, a whole text body: no window to cut, nothing to decode.
             text = body.removeprefix("\ufeff")
             return _from_text(text, text.lstrip(_JSON_SPACE), problem_json)
+        if isinstance(body, (dict, list)):
+            return _from_document(body, problem_json)
         # A body past the parse limit is looked at by its head first: cut JSON is not read,
         # so it need not be decoded either.
         big = isinstance(body, (str, bytes, bytearray, memoryview)) and len(body) > PARSE_LIMIT
@@ -246,7 +246,12 @@ class _Reader:
         status = get("status")  # a gRPC canonical code: the reasons below are sharper
         if isinstance(status, str) and status:
             self.generic.append(status[:_MAX_IDENTIFIER])
-        self.message(get("message"))
+        message = get("message")
+        # self.message(message), inlined as the identifiers are.
+        if type(message) is str and message and len(self.messages) < _MAX_MESSAGES:
+            self.messages.append(message[:_MAX_MESSAGE])
+        elif isinstance(message, str):
+            self.message(message)
         if len(error) <= _SCAN_MEMBERS and _NESTED_ERROR_KEYS.isdisjoint(error):
             return  # the common, flat error object: nothing nested to read
         for key in ("innerError", "innererror"):  # Microsoft Graph, Azure
@@ -411,7 +416,8 @@ _SCAN_MEMBERS = 32
 
 def _non_blank(value: object) -> bool:
     """A string with a character outside the whitespace that cleaning folds (SPEC 7.3)."""
-    return isinstance(value, str) and bool(_BLANK.sub("", value[:PARSE_LIMIT]))
+    # Not all blank: the first non-blank character ends the match, no copy is made.
+    return isinstance(value, str) and value != "" and not _BLANK.fullmatch(value, 0, PARSE_LIMIT)
 
 
 def _first(item: dict[str, Any], keys: tuple[str, ...], test: Any) -> str | None:
@@ -620,12 +626,13 @@ differ between languages, and some map non-ASCII letters to ASCII ones)."""
 
 
 def _lowered(texts: Iterable[object]) -> list[str]:
-    return [_lower(t[:SCAN_WINDOW]) for t in texts if isinstance(t, str) and t]
-
-
-def _lower(text: str) -> str:
-    # str.lower() is the ASCII lowering on ASCII text, and much faster than translate().
-    return text.lower() if text.isascii() else text.translate(_ASCII_LOWER)
+    lowered = []
+    for text in texts:
+        if isinstance(text, str) and text:
+            window = text[:SCAN_WINDOW]
+            # str.lower() is the ASCII lowering on ASCII text, and much faster than translate().
+            lowered.append(window.lower() if window.isascii() else window.translate(_ASCII_LOWER))
+    return lowered
 
 
 def _contains(texts: list[str], phrases: tuple[str, ...]) -> bool:
@@ -658,6 +665,7 @@ _LONG_PERIOD = ("perday", "daily", "permonth", "monthly", "peryear")
 _SHORT_PERIOD = ("persecond", "perminute", "per100seconds", "perhour")
 _QUOTA = Verdict(Code.UNAUTHORIZED, True)
 _THROTTLED = Verdict(Code.RATE_LIMITED, False)
+_THROTTLED_GENERAL = _THROTTLED._replace(general=True)
 # Read on every call: on Python 3.11 ``Code.X`` goes through the enum metaclass's
 # ``__getattr__`` hook, several times slower than a global.
 _RATE_LIMITED = Code.RATE_LIMITED
@@ -749,10 +757,10 @@ def http_verdict(
         and _contains(lowered, _RATE_PHRASES)
     ):
         best = _THROTTLED
-    if best is None:
+    if best is None and signals.generic:
         best = identifiers_verdict(signals.generic, layers, envelope=False)
         if best is not None:
-            best = best._replace(generic=True)
+            best = Verdict(best.code, best.quota, best.shown, best.general, True)
     if best is None:
         identifiers = (*signals.identifiers, *signals.generic)
         if header_identifier is not None:
@@ -852,7 +860,7 @@ def general_verdict(
         if isinstance(identifier, str):
             best = _better(_fragments_verdict(_key(identifier)), best)
     if best is not None and best.quota and _short_window(lowered):
-        return _THROTTLED._replace(general=True)
+        return _THROTTLED_GENERAL
     return best
 
 
@@ -878,8 +886,11 @@ _SHORT_WORDS = ("sec", "min", "hour", "requests per", "rpm", "tpm", "rps")
 
 def _short_window(lowered: list[str]) -> bool:
     for text in lowered:
-        if any(word in text for word in _SHORT_WORDS) and _SHORT_WINDOW.search(text):
-            return True
+        for word in _SHORT_WORDS:
+            if word in text:
+                if _SHORT_WINDOW.search(text):
+                    return True
+                break
     return False
 
 
