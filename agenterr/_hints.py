@@ -109,9 +109,8 @@ def hint_for(
     ``quota`` selects the billing/quota wording of ``UNAUTHORIZED``.
     """
     if quota and code is Code.UNAUTHORIZED:
-        said = f" The API said: {quoted}" if quoted else ""
         head, _, tail = _QUOTA_PIECES
-        return head + where_ + tail + said
+        return "".join((head, where_, tail, _SAID if quoted else "", quoted))
     if not quoted:
         return _bare_hint(code, where_, retry_after)
     return _format_hint(code, where_, quoted, retry_after)
@@ -145,10 +144,14 @@ def _format_hint(code: Code, where_: str, quoted: str, retry_after: float | None
     if pieces is None:  # SCHEMA_INVALID has its own builder
         return schema_hint(())
     head, middle, tail = pieces
-    said = " The API said: " + quoted if quoted else ""
+    said = _SAID if quoted else ""
+    # One join: a chain of + copies the growing hint once per piece.
     if middle is None:
-        return head + where_ + tail + said
-    return head + where_ + middle + wait_phrase(retry_after) + tail + said
+        return "".join((head, where_, tail, said, quoted))
+    return "".join((head, where_, middle, wait_phrase(retry_after), tail, said, quoted))
+
+
+_SAID = " The API said: "
 
 
 _SCHEMA_LEAD = "The arguments you generated do not match the required schema."

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 import time
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 
 from ._headers import HeaderView
 
@@ -36,6 +36,7 @@ _MONTHS = {
         start=1,
     )
 }
+_EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
 _TIME = r"(?P<H>[0-9]{2}):(?P<M>[0-9]{2}):(?P<S>[0-9]{2})"
 _MON = r"(?P<mon>[A-Za-z]{3})"
 # The three forms RFC 9110 section 5.6.7 requires recipients to accept.
@@ -83,10 +84,11 @@ def http_date_epoch(text: str, now: float) -> float | None:
         two_digit_year = m is not None
     if m is None:
         return None
-    month = _MONTHS.get(m["mon"].lower())
+    day, mon, year_digits, hours, minutes, seconds = m.group("d", "mon", "y", "H", "M", "S")
+    month = _MONTHS.get(mon.lower())
     if month is None:
         return None
-    year = int(m["y"])
+    year = int(year_digits)
     if two_digit_year:
         # RFC 9110: a two-digit year is the one within fifty years of now; one that would
         # be more than fifty years ahead is the most recent past year ending in those digits.
@@ -101,11 +103,16 @@ def http_date_epoch(text: str, now: float) -> float | None:
             year -= 100
         elif year <= current - 50:
             year += 100
+    # The day number and the time of day, as datetime would check them (a date out of its
+    # month, a 24th hour, a 60th second: no date), without building an aware datetime.
+    hour, minute, second = int(hours), int(minutes), int(seconds)
+    if hour > 23 or minute > 59 or second > 59:
+        return None
     try:
-        when = datetime(year, month, int(m["d"]), int(m["H"]), int(m["M"]), int(m["S"]), tzinfo=UTC)
+        days = date(year, month, int(day)).toordinal() - _EPOCH_ORDINAL
     except ValueError:
         return None
-    return when.timestamp()
+    return float(days * 86_400 + hour * 3_600 + minute * 60 + second)
 
 
 def _parse_http_date(text: str, now: float) -> float | None:

@@ -3,8 +3,11 @@
 from datetime import UTC, datetime
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from agenterr import RETRY_AFTER_CEILING, parse_retry_after, retry_after_from_headers
+from agenterr._retry_after import http_date_epoch
 
 # 1994-11-06T08:49:30Z, seven seconds before the RFC's example date.
 NOW = datetime(1994, 11, 6, 8, 49, 30, tzinfo=UTC)
@@ -182,3 +185,40 @@ def test_headers_object_that_raises() -> None:
             raise RuntimeError("boom")
 
     assert retry_after_from_headers(Broken()) is None  # type: ignore[arg-type]
+
+
+@given(
+    year=st.integers(0, 9999),
+    month=st.sampled_from(
+        ["Jan", "feb", "MAR", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec", "Foo"]
+    ),
+    day=st.integers(0, 39),
+    hour=st.integers(0, 29),
+    minute=st.integers(0, 69),
+    second=st.integers(0, 69),
+)
+@example(year=2026, month="Dec", day=3, hour=7, minute=0, second=60)  # a leap second
+@example(year=2026, month="Dec", day=3, hour=7, minute=60, second=0)
+@example(year=2026, month="Dec", day=3, hour=24, minute=0, second=0)
+@example(year=2024, month="Feb", day=29, hour=23, minute=59, second=59)
+@example(year=2100, month="Feb", day=29, hour=0, minute=0, second=0)
+@example(year=2026, month="Apr", day=31, hour=0, minute=0, second=0)
+@example(year=2026, month="Jan", day=0, hour=0, minute=0, second=0)
+@example(year=0, month="Jan", day=1, hour=0, minute=0, second=0)
+@example(year=9999, month="Dec", day=31, hour=23, minute=59, second=59)
+def test_http_date_epoch_agrees_with_datetime(  # noqa: PLR0917 - hypothesis fills them
+    year: int, month: str, day: int, hour: int, minute: int, second: int
+) -> None:
+    """The date arithmetic accepts exactly the dates datetime accepts, at the same instant."""
+    text = f"Thu, {day:02d} {month} {year:04d} {hour:02d}:{minute:02d}:{second:02d} GMT"
+    months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+    try:
+        number = months.index(month.lower()) + 1
+        expected: float | None = datetime(
+            year, number, day, hour, minute, second, tzinfo=UTC
+        ).timestamp()
+    except ValueError:
+        expected = None
+    got = http_date_epoch(text, 0.0)
+    assert got == expected
+    assert type(got) is type(expected)
