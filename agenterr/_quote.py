@@ -714,10 +714,14 @@ def _shown(text: str) -> tuple[str, bool]:
     return text, plain
 
 
+_DOUBLE_SPACE = re.compile("  ").search
+"""Whether two spaces meet: the regex engine's literal scan beats a substring test here."""
+
+
 def _finish(text: str, cap: int, plain: bool = False) -> str:
     """Steps 3-6 of cleaning: fold, trim, redact, cap. ``plain``: ``text`` is printable
     ASCII (see :func:`_shown`)."""
-    if not plain or "  " in text or text[:1] == " " or text[-1:] == " ":
+    if not plain or _DOUBLE_SPACE(text) or text[:1] == " " or text[-1:] == " ":
         # Once the invisible characters are gone, str.split()'s white space is exactly
         # SPACE's set (a test checks it), and split/join folds and trims in one C pass.
         # Printable ASCII with single inner spaces is folded already.
