@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from agenterr import Code, from_error, from_status, schema_invalid
@@ -1303,3 +1303,43 @@ def test_markup_in_the_corpus_keeps_the_words_a_model_needs(case: tuple[str, str
         shown = quoted.removesuffix(TRUNCATED)
         # Within the cap, the start of each element's text appears in the quote.
         assert head in shown or len(shown) >= SNIPPET_CAP - len(head), (head, quoted)
+
+
+@given(
+    text=st.text(
+        st.sampled_from(["<", "{", "a", " ", "\t", "\u200b", "\x00", "!", "~", "\x7f", "é", "?"]),
+        max_size=8,
+    ).map(lambda head: head + "<html><p>x</p></html>")
+)
+@example(text=" <html><p>x</p></html>")
+@example(text="\u200b<html><p>x</p></html>")
+@example(text="!<html><p>x</p></html>")
+def test_markup_prefilter_agrees_with_the_head_pattern(text: str) -> None:
+    """_markup turns away a text that starts with printable ASCII other than "<" before its
+    regex runs: exactly the texts the head pattern itself rejects."""
+    from agenterr._quote import _MARKUP_HEAD, _ascii_lower, _markup
+
+    match = _MARKUP_HEAD.match(text)
+    root = match.group(1) if match else None
+    expected = match is not None and (
+        root is None or f"</{root}" in text or f"</{root.lower()}" in _ascii_lower(text)
+    )
+    assert _markup(text) is expected
+
+
+def test_secret_element_cache_is_bounded_and_agrees() -> None:
+    """Element names are cached with their secrecy; a stream of distinct names stays within
+    the bound, and a cached name is judged as a fresh one is."""
+    from agenterr import _quote
+
+    for index in range(5000):
+        _quote._markup_text(f"<x{index}><k{index}Password>v</k{index}Password></x{index}>")
+    _quote._markup_text(f"<{'a' * 5000}>v</{'a' * 5000}>")
+    assert 0 < len(_quote._SECRET_BY_NAME) <= 4096
+    assert all(len(name) <= 128 for name in _quote._SECRET_BY_NAME)
+    for name in ("aws:secretaccesskey", "client_secret", "requestid", "api-key.x"):
+        first = _quote._secret_element(name)
+        _quote._SECRET_BY_NAME.pop(name, None)
+        assert _quote._secret_element(name) is first
+    body = "<r><Password>hunter2</Password><n>and</n><Password>x</Password></r>"
+    assert snippet(body) == f"{REDACTED} and {REDACTED}"  # the second one from the cache

@@ -7,7 +7,7 @@ import re
 import time
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from agenterr import Code, from_envelope, from_status
@@ -249,3 +249,14 @@ def test_the_built_in_reading_cache_never_hides_a_user_rule() -> None:
     finally:
         remove_rules(*rules)
     assert from_status(400, body).code is Code.RATE_LIMITED
+
+
+@given(value=st.text(st.sampled_from([" ", "\t", "\n", "\u3000", "\xa0", "a", "\u200b", "é"])))
+@example(value=" " * 40_000 + "a")  # the first non-blank past the parse limit
+def test_non_blank_is_what_removing_the_blanks_leaves(value: str) -> None:
+    """_non_blank stops at the first non-blank character: the same answer as removing every
+    blank from the parse window and looking at what is left."""
+    from agenterr._quote import SPACE
+    from agenterr._signals import PARSE_LIMIT, _non_blank
+
+    assert _non_blank(value) is bool(SPACE.sub("", value[:PARSE_LIMIT]))
