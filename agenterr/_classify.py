@@ -239,6 +239,7 @@ def from_status(
 
     Never raises on its inputs; a malformed ``rules=`` raises ``TypeError``/``ValueError``.
     """
+    bodiless: tuple[int, dict[Any, Any]] | None = None  # a status with a plain dict of headers
     if rules is None and _rules_module._process is None:
         # Identity and type checks only: a body's own __eq__ may raise (arrays, frames).
         if type(status) is int and (body is None or (type(body) is str and not body)):
@@ -248,16 +249,15 @@ def from_status(
                 if cached is not None:
                     return cached
             elif type(headers) is dict and 100 <= status <= 599:
-                try:
-                    fast = _fast_headers(status, headers)
-                except Exception as exc:  # the last line of defence: never raise
-                    return _internal_failure(exc)
-                if fast is not None:
-                    return fast
+                bodiless = (status, headers)
         scopes: tuple[RuleSet, ...] = ()
     else:
         scopes = layers(rules)  # a malformed rule raises here, as documented
     try:
+        if bodiless is not None:
+            fast = _fast_headers(*bodiless)
+            if fast is not None:
+                return fast
         return _status_outcome(status, body, headers, now, None, scopes)
     except Exception as exc:  # the last line of defence: never raise
         return _internal_failure(exc)

@@ -137,6 +137,7 @@ def _pieces(template: str) -> tuple[str, str | None, str]:
 # Filled by concatenation: str.format re-parses a template on every call.
 _PIECES = {code: _pieces(template) for code, template in _TEMPLATES.items()}
 _QUOTA_PIECES = _pieces(_QUOTA_TEMPLATE)
+_SAID = " The API said: "
 
 
 def _format_hint(code: Code, where_: str, quoted: str, retry_after: float | None) -> str:
@@ -149,9 +150,6 @@ def _format_hint(code: Code, where_: str, quoted: str, retry_after: float | None
     if middle is None:
         return "".join((head, where_, tail, said, quoted))
     return "".join((head, where_, middle, wait_phrase(retry_after), tail, said, quoted))
-
-
-_SAID = " The API said: "
 
 
 _SCHEMA_LEAD = "The arguments you generated do not match the required schema."

@@ -25,7 +25,12 @@ from ._signals import (
     http_verdict,
     read_signals,
 )
-from ._taxonomy import Class, Code
+from ._taxonomy import RATE_LIMITED as _RATE_LIMITED
+from ._taxonomy import TRANSIENT as _TRANSIENT
+from ._taxonomy import UNAUTHORIZED as _UNAUTHORIZED
+from ._taxonomy import UNAVAILABLE as _UNAVAILABLE
+from ._taxonomy import UNKNOWN as _UNKNOWN
+from ._taxonomy import Code
 
 __all__ = ["REFINE_HEADERS", "Refined", "refine", "status_rule"]
 
@@ -48,16 +53,6 @@ REFINE_HEADERS = frozenset(
 )
 """Header names (lower case) the refinements read, besides the Retry-After family."""
 
-
-# Enum members as module constants: on Python 3.11 ``Code.X`` goes through the enum
-# metaclass's ``__getattr__`` hook, several times slower than a global on the hot path.
-_RATE_LIMITED, _UNAUTHORIZED, _UNAVAILABLE, _UNKNOWN = (
-    Code.RATE_LIMITED,
-    Code.UNAUTHORIZED,
-    Code.UNAVAILABLE,
-    Code.UNKNOWN,
-)
-_TRANSIENT = Class.TRANSIENT
 
 _new_tuple = tuple.__new__
 

@@ -30,7 +30,11 @@ from ._retry_after import (
 )
 from ._rules import ANCHORS, CONTENT_POLICY, INDEX, RANKS, RuleSet, normalise
 from ._rules import Rule as _Rule
-from ._taxonomy import Class, Code
+from ._taxonomy import AUTH as _AUTH
+from ._taxonomy import RATE_LIMITED as _RATE_LIMITED
+from ._taxonomy import SELF_CORRECTABLE as _SELF_CORRECTABLE
+from ._taxonomy import TRANSIENT as _TRANSIENT
+from ._taxonomy import Code
 
 __all__ = [
     "LONG_WAIT",
@@ -666,10 +670,6 @@ _SHORT_PERIOD = ("persecond", "perminute", "per100seconds", "perhour")
 _QUOTA = Verdict(Code.UNAUTHORIZED, True)
 _THROTTLED = Verdict(Code.RATE_LIMITED, False)
 _THROTTLED_GENERAL = _THROTTLED._replace(general=True)
-# Read on every call: on Python 3.11 ``Code.X`` goes through the enum metaclass's
-# ``__getattr__`` hook, several times slower than a global.
-_RATE_LIMITED = Code.RATE_LIMITED
-_TRANSIENT, _AUTH, _SELF_CORRECTABLE = Class.TRANSIENT, Class.AUTH, Class.SELF_CORRECTABLE
 _PHRASE_STATUSES = frozenset({400, 402, 403, 429})
 _RATE_PHRASE_STATUSES = frozenset({400, 403})
 _NOT_ALNUM = re.compile("[^A-Za-z0-9]+")
