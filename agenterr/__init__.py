@@ -21,6 +21,7 @@ from ._outcome import Outcome
 from ._retry_after import RETRY_AFTER_CEILING, parse_retry_after, retry_after_from_headers
 from ._rules import Rule, RuleSet, add_rules, remove_rules
 from ._taxonomy import Class, Code, Meta, codes
+from ._tool_result import tool_result_text
 from ._transport import from_error
 from .errors import (
     AgentToolError,
@@ -59,6 +60,7 @@ __all__ = [
     "retry_after_from_headers",
     "schema_invalid",
     "succeeded",
+    "tool_result_text",
 ]
 
 if _typing.TYPE_CHECKING:

@@ -17,6 +17,7 @@ __all__ = [
     "PROBLEM_CAP",
     "hint_for",
     "schema_hint",
+    "split_quote",
     "where",
 ]
 
@@ -150,6 +151,16 @@ def _format_hint(code: Code, where_: str, quoted: str, retry_after: float | None
     if middle is None:
         return "".join((head, where_, tail, said, quoted))
     return "".join((head, where_, middle, wait_phrase(retry_after), tail, said, quoted))
+
+
+def split_quote(hint: str) -> tuple[str, str]:
+    """A hint as its guidance and the API's quoted words (``""`` when it quotes nothing).
+
+    The templates end with " The API said: " and the quote, and no template says those
+    words before it, so the first occurrence is the boundary even if the quote repeats them.
+    """
+    guidance, said, quote = hint.partition(_SAID)
+    return (guidance, quote) if said else (hint, "")
 
 
 _SCHEMA_LEAD = "The arguments you generated do not match the required schema."

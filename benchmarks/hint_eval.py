@@ -1,0 +1,1016 @@
+"""What does a real model do with a failed tool call's text? Retry, fix, or escalate.
+
+A local model (Qwen2.5-Coder-1.5B-Instruct, Q4_K_M, assembled by ``setup_model.py``) plays
+an agent. Each case is one conversation in the native tool-calling format: a system prompt of
+the kind agent frameworks use, a user task, the model's own tool call, then the tool result as
+the integration renders it. The model's next move is scored:
+
+- the same call again (same tool, same arguments) is a **retry**;
+- any other call (changed arguments, or a look-up tool) is a **fix**; for cases with a known
+  right fix, it also counts whether the change touches the argument the API named;
+- no call, only a message to the user, is an **escalation**.
+
+The documented reaction of a class is retry for ``transient``, fix for ``self_correctable``,
+and escalate for ``auth`` and ``indeterminate``. Each case is rendered four ways and all four
+are asked in one run:
+
+- ``raw_exc``: ``str(exc)`` of the exception a client raises (httpx's ``HTTPStatusError`` for
+  an HTTP failure, the transport exception itself; for a failure inside a 2xx body no client
+  raises, so the body is what the tool returns);
+- ``raw_body``: status and body, the way most hand-written wrappers relay a failure;
+- ``hint``: the outcome's ``llm_hint`` alone, which is what every integration sent before
+  issue 20;
+- ``model_text``: :func:`agenterr.tool_result_text`, what every integration sends now.
+
+Cases: a stratified sample of the in-sample corpus (``tests/corpus/providers_*.json``),
+transport exceptions, and hand-written self-correctable cases whose right fix is known, all
+"in-sample" (the wording was tuned on them); and a "held-out" sample of
+``tests/corpus/holdout_b.json``, never looked at while the wording was written. Two system
+prompts. Decisions are cached by their exact prompt, so a rerun asks only what changed.
+
+    python benchmarks/setup_model.py          # once: the model and its runtime
+    python benchmarks/hint_eval.py            # the run: hint_eval.md, hint_eval.json, hint_eval.png
+
+The scoring logic (:func:`parse_calls`, :func:`move_of`, :func:`addresses_fix`) has a CI test
+with a scripted fake model (``tests/test_benchmarks_hint_eval.py``); the model itself never
+runs in CI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import random
+import re
+import socket
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+CORPUS = ROOT / "tests" / "corpus"
+CACHE = HERE / ".model" / "decisions.jsonl"
+
+VARIANTS = ("raw_exc", "raw_body", "hint", "model_text")
+VARIANT_LABELS = {
+    "raw_exc": "raw: str(exc)",
+    "raw_body": "raw: status + body",
+    "hint": "llm_hint alone (before)",
+    "model_text": "tool_result_text (now)",
+}
+EXPECTED_MOVE = {
+    "transient": "retry",
+    "self_correctable": "fix",
+    "auth": "escalate",
+    "indeterminate": "escalate",
+}
+RAW_BODY_CAP = 1000  # characters of body a raw relay passes on; keeps prompts short
+
+SYSTEM_PROMPTS = {
+    "assistant": (
+        "You are a helpful assistant. You can call the functions provided to complete the "
+        "user's request."
+    ),
+    "ops_agent": (
+        "You are Ops Agent, an autonomous agent that completes tasks for the user by calling "
+        "tools. Decide which tool to call, call it, and read its result carefully before your "
+        "next step. When the task is done, or you cannot go on, answer the user in a short "
+        "message."
+    ),
+}
+
+
+# --- scenarios ---------------------------------------------------------------------------
+
+
+def _tool(name: str, description: str, /, **params: tuple[str, str]) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": description,
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    key: {"type": kind, "description": text} for key, (kind, text) in params.items()
+                },
+                "required": list(params),
+            },
+        },
+    }
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A user task, the tool the model called for it, and a look-up tool beside it."""
+
+    name: str
+    task: str
+    tool: dict[str, Any]
+    lookup: dict[str, Any]
+    call: dict[str, Any]
+
+    @property
+    def tool_name(self) -> str:
+        return str(self.tool["function"]["name"])
+
+    @property
+    def lookup_name(self) -> str:
+        return str(self.lookup["function"]["name"])
+
+
+SCENARIOS: dict[str, Scenario] = {
+    s.name: s
+    for s in (
+        Scenario(
+            "invoice",
+            "Bill customer cus_4821 (Acme Ltd) 120 euros for the May retainer.",
+            _tool(
+                "create_invoice",
+                "Create and send an invoice through the billing API.",
+                customer_id=("string", "The billing customer id, like cus_123."),
+                amount_cents=("integer", "Amount in the currency's minor unit."),
+                currency=("string", "Three-letter ISO 4217 code."),
+                description=("string", "Line item text."),
+            ),
+            _tool(
+                "find_customer",
+                "Search billing customers by name or email.",
+                query=("string", "Name or email."),
+            ),
+            {
+                "customer_id": "cus_4821",
+                "amount_cents": 12000,
+                "currency": "EUR",
+                "description": "May retainer",
+            },
+        ),
+        Scenario(
+            "order",
+            "Where is my order 58213? My email is dana@example.com.",
+            _tool(
+                "get_order",
+                "Fetch an order and its shipping status from the shop API.",
+                order_id=("string", "The order number."),
+            ),
+            _tool(
+                "list_orders",
+                "List a customer's orders by email.",
+                email=("string", "The customer's email."),
+            ),
+            {"order_id": "58213"},
+        ),
+        Scenario(
+            "message",
+            "Post 'Deploy finished' to the ops channel.",
+            _tool(
+                "send_message",
+                "Post a message to a team chat channel.",
+                channel=("string", "Channel name or id."),
+                text=("string", "Message text."),
+            ),
+            _tool("list_channels", "List the chat channels.", prefix=("string", "Name prefix.")),
+            {"channel": "ops", "text": "Deploy finished"},
+        ),
+        Scenario(
+            "summary",
+            "Summarise this note in one sentence with the language model API: 'The Q3 roadmap "
+            "moves the billing rewrite to October and drops the mobile beta.'",
+            _tool(
+                "generate_text",
+                "Generate text with a hosted language model.",
+                model=("string", "Model name."),
+                prompt=("string", "The prompt."),
+                max_tokens=("integer", "Most tokens to generate."),
+            ),
+            _tool("list_models", "List the models available.", family=("string", "Filter.")),
+            {
+                "model": "gpt-4o-mini",
+                "prompt": "Summarise in one sentence: The Q3 roadmap moves the billing "
+                "rewrite to October and drops the mobile beta.",
+                "max_tokens": 60,
+            },
+        ),
+        Scenario(
+            "upload",
+            "Save the text 'hello team' as notes/hello.txt in the team-docs bucket.",
+            _tool(
+                "upload_file",
+                "Store a file in cloud object storage.",
+                bucket=("string", "Bucket name."),
+                path=("string", "Object key."),
+                content=("string", "File content."),
+            ),
+            _tool("list_buckets", "List storage buckets.", prefix=("string", "Name prefix.")),
+            {"bucket": "team-docs", "path": "notes/hello.txt", "content": "hello team"},
+        ),
+        Scenario(
+            "forecast",
+            "What's the weather in Lisbon for the next 3 days?",
+            _tool(
+                "get_forecast",
+                "Daily weather forecast from the weather API.",
+                city=("string", "City name."),
+                days=("integer", "Number of days, 1 to 16."),
+            ),
+            _tool("search_places", "Find places by name.", query=("string", "Place name.")),
+            {"city": "Lisbon", "days": 3},
+        ),
+    )
+}
+
+
+# --- cases -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KnownFix:
+    """The argument the failure names, and its bad value; ``lookup`` counts a look-up."""
+
+    arg: str
+    bad: Any
+    lookup: bool = False
+
+
+@dataclass
+class Case:
+    """One failed call: what the API or client produced, and which class documents it."""
+
+    id: str
+    split: str  # "in-sample" or "held-out"
+    expected: str  # the documented class
+    scenario: str
+    status: int = 0
+    headers: dict[str, str] = field(default_factory=dict)
+    body: str = ""
+    error: BaseException | None = None
+    call: dict[str, Any] | None = None  # the model's call, if not the scenario's
+    known_fix: KnownFix | None = None
+
+    def the_call(self) -> dict[str, Any]:
+        return self.call if self.call is not None else SCENARIOS[self.scenario].call
+
+
+def _scenario_for(case_id: str) -> str:
+    # "summary" only carries known-fix cases: asked to summarise, a small model tends to
+    # answer the task itself after any failure, which would blur every text's score alike.
+    names = sorted(set(SCENARIOS) - {"summary"})
+    return names[int(hashlib.sha256(case_id.encode()).hexdigest(), 16) % len(names)]
+
+
+def _corpus(pattern: str) -> list[dict[str, Any]]:
+    return [
+        entry
+        for path in sorted(CORPUS.glob(pattern))
+        for entry in json.loads(path.read_text(encoding="utf-8"))["entries"]
+    ]
+
+
+def _sample(entries: list[dict[str, Any]], per_class: dict[str, int], seed: int) -> list[Any]:
+    by_class: dict[str, list[dict[str, Any]]] = {}
+    for entry in entries:
+        by_class.setdefault(entry["expected"]["class"], []).append(entry)
+    rng = random.Random(seed)
+    chosen = []
+    for klass, count in per_class.items():
+        pool = sorted(by_class.get(klass, []), key=lambda e: e["id"])
+        chosen += rng.sample(pool, min(count, len(pool)))
+    return chosen
+
+
+def _from_entry(entry: dict[str, Any], split: str) -> Case:
+    response = entry["response"]
+    return Case(
+        id=entry["id"],
+        split=split,
+        expected=entry["expected"]["class"],
+        scenario=_scenario_for(entry["id"]),
+        status=response["status"],
+        headers=dict(response["headers"]),
+        body=response["body"],
+    )
+
+
+def _transport_cases() -> list[Case]:
+    import httpx
+
+    request = httpx.Request("POST", "https://api.example.com/v1/items")
+    errors: list[BaseException] = [
+        httpx.ConnectTimeout("timed out", request=request),
+        httpx.ConnectError("[Errno 111] Connection refused", request=request),
+        ConnectionResetError(104, "Connection reset by peer"),
+        socket.gaierror(-3, "Temporary failure in name resolution"),
+    ]
+    return [
+        Case(
+            id=f"transport-{type(e).__name__}",
+            split="in-sample",
+            expected="transient",
+            scenario=_scenario_for(type(e).__name__),
+            error=e,
+        )
+        for e in errors
+    ]
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+def _known_fix_cases() -> list[Case]:
+    """Self-correctable failures whose right fix is known: the call carries the bad value."""
+    invoice, order = SCENARIOS["invoice"].call, SCENARIOS["order"].call
+    summary, upload = SCENARIOS["summary"].call, SCENARIOS["upload"].call
+    forecast, message = SCENARIOS["forecast"].call, SCENARIOS["message"].call
+    stripe_like = '{{"error":{{"type":"invalid_request_error","message":{msg},"param":"{param}"}}}}'
+    rows: list[tuple[str, str, int, str, dict[str, Any], KnownFix]] = [
+        (
+            "fix-invoice-currency",
+            "invoice",
+            400,
+            stripe_like.format(
+                msg=_json("Invalid currency: euro. Use a three-letter ISO 4217 code."),
+                param="currency",
+            ),
+            {**invoice, "currency": "euro"},
+            KnownFix("currency", "euro"),
+        ),
+        (
+            "fix-invoice-amount-negative",
+            "invoice",
+            400,
+            stripe_like.format(
+                msg=_json("amount_cents must be a positive integer"), param="amount_cents"
+            ),
+            {**invoice, "amount_cents": -12000},
+            KnownFix("amount_cents", -12000),
+        ),
+        (
+            "fix-invoice-amount-units",
+            "invoice",
+            422,
+            '{"errors":[{"field":"amount_cents","message":"must be an integer number of '
+            'cents, got 120.5"}]}',
+            {**invoice, "amount_cents": 120.5},
+            KnownFix("amount_cents", 120.5),
+        ),
+        (
+            "fix-invoice-customer-missing",
+            "invoice",
+            404,
+            '{"error":{"type":"invalid_request_error","message":"No such customer: '
+            '\'cus_4812\'","param":"customer_id","code":"resource_missing"}}',
+            {**invoice, "customer_id": "cus_4812"},
+            KnownFix("customer_id", "cus_4812", lookup=True),
+        ),
+        (
+            "fix-invoice-customer-format",
+            "invoice",
+            400,
+            '{"message":"customer_id must start with \\"cus_\\"","field":"customer_id"}',
+            {**invoice, "customer_id": "4821"},
+            KnownFix("customer_id", "4821"),
+        ),
+        (
+            "fix-order-not-found",
+            "order",
+            404,
+            '{"error":"not_found","message":"Order 52813 does not exist"}',
+            {**order, "order_id": "52813"},
+            KnownFix("order_id", "52813", lookup=True),
+        ),
+        (
+            "fix-order-format",
+            "order",
+            422,
+            '{"errors":{"order_id":["must contain only digits"]}}',
+            {**order, "order_id": "#58213"},
+            KnownFix("order_id", "#58213"),
+        ),
+        (
+            "fix-message-channel-hash",
+            "message",
+            400,
+            '{"error":"invalid_channel","message":"Channel names must not start with \'#\'"}',
+            {**message, "channel": "#ops"},
+            KnownFix("channel", "#ops"),
+        ),
+        (
+            "fix-message-channel-missing",
+            "message",
+            404,
+            '{"ok":false,"error":"channel_not_found","detail":"No channel named \'operations\'"}',
+            {**message, "channel": "operations"},
+            KnownFix("channel", "operations", lookup=True),
+        ),
+        (
+            "fix-message-empty-text",
+            "message",
+            400,
+            '{"error":"no_text","message":"text must not be empty"}',
+            {**message, "text": ""},
+            KnownFix("text", ""),
+        ),
+        (
+            "fix-summary-model-missing",
+            "summary",
+            404,
+            '{"error":{"message":"The model `gpt-4o-mni` does not exist.","type":'
+            '"invalid_request_error","param":"model","code":"model_not_found"}}',
+            {**summary, "model": "gpt-4o-mni"},
+            KnownFix("model", "gpt-4o-mni", lookup=True),
+        ),
+        (
+            "fix-summary-max-tokens",
+            "summary",
+            400,
+            '{"error":{"message":"max_tokens is too large: 100000. This model supports at '
+            'most 16384 completion tokens.","type":"invalid_request_error","param":'
+            '"max_tokens","code":"invalid_value"}}',
+            {**summary, "max_tokens": 100000},
+            KnownFix("max_tokens", 100000),
+        ),
+        (
+            "fix-summary-temperature-type",
+            "summary",
+            400,
+            '{"error":{"message":"Invalid type for \'max_tokens\': expected an integer, but '
+            'got a string instead.","param":"max_tokens","code":"invalid_type"}}',
+            {**summary, "max_tokens": "sixty"},
+            KnownFix("max_tokens", "sixty"),
+        ),
+        (
+            "fix-upload-bucket-name",
+            "upload",
+            400,
+            '<?xml version="1.0" encoding="UTF-8"?><Error><Code>InvalidBucketName</Code>'
+            "<Message>The specified bucket is not valid.</Message><BucketName>Team Docs"
+            "</BucketName></Error>",
+            {**upload, "bucket": "Team Docs"},
+            KnownFix("bucket", "Team Docs"),
+        ),
+        (
+            "fix-upload-no-such-bucket",
+            "upload",
+            404,
+            '<?xml version="1.0" encoding="UTF-8"?><Error><Code>NoSuchBucket</Code>'
+            "<Message>The specified bucket does not exist</Message><BucketName>teamdocs"
+            "</BucketName></Error>",
+            {**upload, "bucket": "teamdocs"},
+            KnownFix("bucket", "teamdocs", lookup=True),
+        ),
+        (
+            "fix-upload-key-slash",
+            "upload",
+            400,
+            '{"error":{"code":400,"message":"Invalid object name: path must not start with '
+            '\'/\'","status":"INVALID_ARGUMENT"}}',
+            {**upload, "path": "/notes/hello.txt"},
+            KnownFix("path", "/notes/hello.txt"),
+        ),
+        (
+            "fix-forecast-days",
+            "forecast",
+            400,
+            '{"cod":"400","message":"days must be between 1 and 16"}',
+            {**forecast, "days": 30},
+            KnownFix("days", 30),
+        ),
+        (
+            "fix-forecast-city",
+            "forecast",
+            404,
+            '{"cod":"404","message":"city not found: Lisbonn"}',
+            {**forecast, "city": "Lisbonn"},
+            KnownFix("city", "Lisbonn", lookup=True),
+        ),
+        (
+            "fix-forecast-days-type",
+            "forecast",
+            422,
+            '{"detail":[{"loc":["query","days"],"msg":"value is not a valid integer",'
+            '"type":"type_error.integer"}]}',
+            {**forecast, "days": "three"},
+            KnownFix("days", "three"),
+        ),
+        (
+            "fix-forecast-city-ambiguous",
+            "forecast",
+            400,
+            '{"error":{"code":1006,"message":"No matching location found for \'L\'"}}',
+            {**forecast, "city": "L"},
+            KnownFix("city", "L", lookup=True),
+        ),
+    ]
+    return [
+        Case(
+            id=case_id,
+            split="in-sample",
+            expected="self_correctable",
+            scenario=scenario,
+            status=status,
+            headers={
+                "content-type": "application/xml" if body.startswith("<") else "application/json"
+            },
+            body=body,
+            call=call,
+            known_fix=fix,
+        )
+        for case_id, scenario, status, body, call, fix in rows
+    ]
+
+
+IN_SAMPLE_PER_CLASS = {"transient": 40, "self_correctable": 42, "auth": 56, "indeterminate": 12}
+HELD_OUT_PER_CLASS = {"transient": 8, "self_correctable": 8, "auth": 8, "indeterminate": 5}
+
+
+def build_cases() -> list[Case]:
+    """In-sample (corpus sample, transport, known-fix) then held-out cases, in a fixed order."""
+    in_sample = [
+        _from_entry(e, "in-sample")
+        for e in _sample(_corpus("providers_*.json"), IN_SAMPLE_PER_CLASS, seed=20)
+    ]
+    held_out = [
+        _from_entry(e, "held-out")
+        for e in _sample(_corpus("holdout_b.json"), HELD_OUT_PER_CLASS, seed=20)
+    ]
+    return in_sample + _transport_cases() + _known_fix_cases() + held_out
+
+
+# --- renderings --------------------------------------------------------------------------
+
+
+def outcome_of(case: Case) -> Any:
+    """agenterr's classification of the case, as the integrations would produce it."""
+    from agenterr import from_envelope, from_error, from_status, succeeded
+
+    if case.error is not None:
+        return from_error(case.error)
+    if succeeded(case.status):
+        return from_envelope(case.body, headers=case.headers)
+    return from_status(case.status, case.body, headers=case.headers)
+
+
+def _raw_exc(case: Case) -> str:
+    if case.error is not None:
+        return str(case.error)
+    if 200 <= case.status < 300:
+        return case.body[:RAW_BODY_CAP]  # no client raises: the body is the tool's result
+    import httpx
+
+    request = httpx.Request("POST", "https://api.example.com/v1/items")
+    response = httpx.Response(case.status, request=request, text=case.body)
+    try:
+        response.raise_for_status()
+    except httpx.HTTPStatusError as exc:
+        return str(exc)
+    return f"HTTP {case.status}"
+
+
+def _raw_body(case: Case) -> str:
+    if case.error is not None:
+        return f"{type(case.error).__name__}: {case.error}"
+    return f"HTTP {case.status}\n{case.body[:RAW_BODY_CAP]}"
+
+
+def renderings(case: Case) -> dict[str, str]:
+    """The four texts a framework could hand the model for this case."""
+    from agenterr import tool_result_text
+
+    outcome = outcome_of(case)
+    hint = outcome.llm_hint if outcome.failed else _raw_exc(case)
+    return {
+        "raw_exc": _raw_exc(case),
+        "raw_body": _raw_body(case),
+        "hint": hint,
+        "model_text": tool_result_text(outcome) if outcome.failed else hint,
+    }
+
+
+# --- scoring -----------------------------------------------------------------------------
+
+_JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
+# "// corrected" after a value: the model annotating its call, which it still means to make.
+_LINE_COMMENT = re.compile(r"[ \t]+//[^\n]*|(?<=,)//[^\n]*")
+
+
+def parse_calls(message: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """The tool calls in an assistant message: native ``tool_calls``, or JSON in the text.
+
+    A small model sometimes writes its call as text (``{"name": …, "arguments": …}``,
+    possibly in ``<tool_call>`` tags or doubled braces) instead of the native format; the
+    agent frameworks' parsers accept that too, so it counts as a call.
+    """
+    calls: list[tuple[str, dict[str, Any]]] = []
+    for call in message.get("tool_calls") or []:
+        function = call.get("function") or {}
+        arguments = function.get("arguments")
+        if isinstance(arguments, str):
+            try:
+                arguments = json.loads(arguments)
+            except ValueError:
+                arguments = {"_unparsed": arguments}
+        calls.append(
+            (str(function.get("name", "")), arguments if isinstance(arguments, dict) else {})
+        )
+    if calls:
+        return calls
+    content = message.get("content") or ""
+    if not isinstance(content, str):
+        return calls
+    content = _LINE_COMMENT.sub("", content)
+    match = _JSON_OBJECT.search(content)
+    while match:
+        text = match.group(0)
+        for candidate in (text, text[1:-1]):  # "{{…}}" as some chat templates print it
+            try:
+                value = json.loads(candidate)
+            except ValueError:
+                continue
+            if isinstance(value, dict) and isinstance(value.get("function"), dict):
+                value = value["function"]  # a tool_calls entry written out as text
+            if isinstance(value, dict) and isinstance(value.get("name"), str):
+                arguments = value.get("arguments", value.get("parameters", {}))
+                if isinstance(arguments, str):
+                    try:
+                        arguments = json.loads(arguments)
+                    except ValueError:
+                        arguments = {}
+                return [(value["name"], arguments if isinstance(arguments, dict) else {})]
+            break
+        match = _JSON_OBJECT.search(content, match.start() + 1)
+    return calls
+
+
+def _same(a: Any, b: Any) -> bool:
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+def move_of(calls: list[tuple[str, dict[str, Any]]], tool_name: str, call: dict[str, Any]) -> str:
+    """``retry``, ``fix`` or ``escalate``: what the model's next message does."""
+    if not calls:
+        return "escalate"
+    name, arguments = calls[0]
+    if name == tool_name and _same(arguments, call):
+        return "retry"
+    return "fix"
+
+
+def addresses_fix(calls: list[tuple[str, dict[str, Any]]], case: Case) -> bool | None:
+    """Whether a fix changes the argument the failure named (``None``: no known fix)."""
+    fix = case.known_fix
+    if fix is None:
+        return None
+    if not calls:
+        return False
+    scenario = SCENARIOS[case.scenario]
+    name, arguments = calls[0]
+    if name == scenario.lookup_name:
+        return fix.lookup
+    if name != scenario.tool_name:
+        return False
+    return fix.arg in arguments and not _same(arguments[fix.arg], fix.bad)
+
+
+# --- the model ---------------------------------------------------------------------------
+
+
+def conversation(case: Case, system: str, text: str) -> dict[str, Any]:
+    """The chat request whose answer is the model's next move."""
+    scenario = SCENARIOS[case.scenario]
+    call = case.the_call()
+    return {
+        "messages": [
+            {"role": "system", "content": system},
+            {"role": "user", "content": scenario.task},
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [
+                    {
+                        "id": "call_1",
+                        "type": "function",
+                        "function": {"name": scenario.tool_name, "arguments": _json(call)},
+                    }
+                ],
+            },
+            {"role": "tool", "tool_call_id": "call_1", "content": text},
+        ],
+        "tools": [scenario.tool, scenario.lookup],
+        "temperature": 0,
+        # Room for a sentence and then a call, pretty-printed as this model writes it.
+        "max_tokens": 128,
+        "seed": 20,
+    }
+
+
+Model = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+def local_model(path: Path) -> Model:
+    """The GGUF model under xllamacpp: a request in, the assistant message out."""
+    import xllamacpp
+
+    params = xllamacpp.CommonParams()
+    params.model.path = str(path)
+    params.n_ctx = 8192
+    params.n_parallel = 1
+    params.cpuparams.n_threads = 2
+    params.cpuparams_batch.n_threads = 2
+    params.verbosity = -1
+    params.warmup = False
+    # Draft tokens from n-grams already in the context: a retried call copies its arguments,
+    # so most of it is accepted in one step. Greedy decoding gives the same text either way.
+    params.speculative.types = [
+        xllamacpp.common_speculative_type.COMMON_SPECULATIVE_TYPE_NGRAM_SIMPLE
+    ]
+    server = xllamacpp.Server(params)
+
+    def ask(request: dict[str, Any]) -> dict[str, Any]:
+        reply = server.handle_chat_completions(request)
+        if "choices" not in reply:
+            raise RuntimeError(f"model error: {str(reply)[:300]}")
+        message: dict[str, Any] = reply["choices"][0]["message"]
+        return message
+
+    return ask
+
+
+def _key(request: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(request, sort_keys=True).encode()).hexdigest()
+
+
+def _load_cache(path: Path) -> dict[str, dict[str, Any]]:
+    cache: dict[str, dict[str, Any]] = {}
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                row = json.loads(line)
+                cache[row["key"]] = row["message"]
+    return cache
+
+
+@dataclass
+class Decision:
+    case: str
+    split: str
+    expected: str
+    agenterr_class: str | None
+    prompt: str
+    variant: str
+    move: str
+    addresses: bool | None
+    text: str
+    reply: dict[str, Any]
+
+
+def run(
+    model: Model | None,
+    cases: Iterable[Case],
+    prompts: Iterable[str] = tuple(SYSTEM_PROMPTS),
+    variants: Iterable[str] = VARIANTS,
+    cache_path: Path | None = CACHE,
+    *,
+    progress: Callable[[str], None] = lambda line: None,
+) -> list[Decision]:
+    """Ask the model for every (prompt, case, variant); cached answers are reused."""
+    cache = _load_cache(cache_path) if cache_path else {}
+    sink = cache_path.open("a", encoding="utf-8") if cache_path else None
+    decisions: list[Decision] = []
+    cases = list(cases)
+    variants = list(variants)
+    # Prompt, then scenario, then case: consecutive requests share the longest prefix,
+    # which the server keeps evaluated.
+    ordered = sorted(cases, key=lambda c: (c.scenario, c.id))
+    total = len(ordered) * len(variants) * len(list(prompts))
+    done = 0
+    started = time.monotonic()
+    try:
+        for prompt in prompts:
+            for case in ordered:
+                texts = renderings(case)
+                outcome = outcome_of(case)
+                scenario = SCENARIOS[case.scenario]
+                for variant in variants:
+                    request = conversation(case, SYSTEM_PROMPTS[prompt], texts[variant])
+                    key = _key(request)
+                    if key not in cache:
+                        if model is None:
+                            raise LookupError(f"no cached decision for {case.id}/{variant}")
+                        cache[key] = model(request)
+                        if sink:
+                            sink.write(json.dumps({"key": key, "message": cache[key]}) + "\n")
+                            sink.flush()
+                    message = cache[key]
+                    calls = parse_calls(message)
+                    decisions.append(
+                        Decision(
+                            case=case.id,
+                            split=case.split,
+                            expected=case.expected,
+                            agenterr_class=outcome.class_.value if outcome.failed else None,
+                            prompt=prompt,
+                            variant=variant,
+                            move=move_of(calls, scenario.tool_name, case.the_call()),
+                            addresses=addresses_fix(calls, case),
+                            text=texts[variant],
+                            reply=message,
+                        )
+                    )
+                    done += 1
+                    if done % 25 == 0:
+                        rate = done / max(time.monotonic() - started, 1e-9)
+                        progress(f"{done}/{total} decisions, {rate:.2f}/s")
+    finally:
+        if sink:
+            sink.close()
+    return decisions
+
+
+# --- the report --------------------------------------------------------------------------
+
+GROUPS = ("retry", "fix", "escalate")
+
+
+def _rate(hits: int, total: int) -> str:
+    return f"{hits}/{total} ({100 * hits / total:.0f}%)" if total else "—"
+
+
+def summarise(decisions: list[Decision]) -> dict[str, Any]:
+    """Per split, prompt and variant: the documented move taken, per expected move.
+
+    Two bases: every case (against the documented class), and the cases where agenterr's
+    class is the documented one (the hint's own job: is it followed?).
+    """
+    table: dict[str, Any] = {}
+    for d in decisions:
+        want = EXPECTED_MOVE[d.expected]
+        right_class = d.agenterr_class == d.expected
+        for basis, included in (("all", True), ("class_right", right_class)):
+            if not included:
+                continue
+            cell = (
+                table.setdefault(d.split, {})
+                .setdefault(d.prompt, {})
+                .setdefault(d.variant, {})
+                .setdefault(basis, {g: [0, 0] for g in (*GROUPS, "total")})
+            )
+            for group in (want, "total"):
+                cell[group][1] += 1
+                cell[group][0] += d.move == want
+        if d.addresses is not None and d.move == "fix":
+            fix = (
+                table.setdefault(d.split, {})
+                .setdefault(d.prompt, {})
+                .setdefault(d.variant, {})
+                .setdefault("addresses", [0, 0])
+            )
+            fix[1] += 1
+            fix[0] += bool(d.addresses)
+    return table
+
+
+def markdown(table: dict[str, Any], meta: dict[str, Any]) -> str:
+    lines = [
+        "# What a real model does with a failed tool call's text",
+        "",
+        f"Model: {meta['model']}. Run {meta['date']}, {meta['decisions']} decisions. "
+        "Generated by `benchmarks/hint_eval.py`; see its docstring for the method.",
+        "",
+        "Each cell: the documented reaction taken / cases. *class right* counts only the "
+        "cases where agenterr's class is the documented one (is the text followed?); *all* "
+        "counts every case against its documented class. *fix addresses* is, among fixes of "
+        "cases with a known right fix, how many changed the argument the API named.",
+        "",
+    ]
+    for split in ("in-sample", "held-out"):
+        for prompt in SYSTEM_PROMPTS:
+            cells = table.get(split, {}).get(prompt)
+            if not cells:
+                continue
+            lines += [
+                f"## {split}, system prompt `{prompt}`",
+                "",
+                "| text the model saw | basis | retry | fix | escalate | all | fix addresses |",
+                "| --- | --- | --- | --- | --- | --- | --- |",
+            ]
+            for variant in VARIANTS:
+                cell = cells.get(variant)
+                if not cell:
+                    continue
+                for basis in ("class_right", "all"):
+                    c = cell[basis]
+                    addresses = cell.get("addresses", [0, 0])
+                    lines.append(
+                        f"| {VARIANT_LABELS[variant]} | {basis.replace('_', ' ')} | "
+                        + " | ".join(_rate(*c[g]) for g in (*GROUPS, "total"))
+                        + f" | {_rate(*addresses) if basis == 'class_right' else ''} |"
+                    )
+            lines.append("")
+    return "\n".join(lines)
+
+
+def chart(table: dict[str, Any], path: Path) -> None:
+    """A grouped bar chart: per split and prompt, per expected move, each variant's rate."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    panels = [
+        (s, p) for s in ("in-sample", "held-out") for p in SYSTEM_PROMPTS if p in table.get(s, {})
+    ]
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.6), sharey=True)
+    if len(panels) == 1:
+        axes = [axes]
+    colours = {
+        "raw_exc": "#bbbbbb",
+        "raw_body": "#888888",
+        "hint": "#f0a030",
+        "model_text": "#2a7ab0",
+    }
+    width = 0.2
+    for ax, (split, prompt) in zip(axes, panels, strict=True):
+        cells = table[split][prompt]
+        for i, variant in enumerate(VARIANTS):
+            if variant not in cells:
+                continue
+            values = []
+            for group in (*GROUPS, "total"):
+                hits, total = cells[variant]["class_right"][group]
+                values.append(100 * hits / total if total else 0)
+            xs = [x + (i - 1.5) * width for x in range(4)]
+            ax.bar(xs, values, width, label=VARIANT_LABELS[variant], color=colours[variant])
+        ax.set_xticks(range(4), [*GROUPS, "all"])
+        ax.set_title(f"{split}, {prompt}", fontsize=9)
+        ax.set_ylim(0, 100)
+        ax.axhline(90, color="black", linewidth=0.6, linestyle="--")
+    axes[0].set_ylabel("documented reaction taken, % (class right)")
+    axes[-1].legend(fontsize=7, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="Score a real model's reaction to failure text.")
+    parser.add_argument(
+        "--model", type=Path, default=HERE / ".model" / "qwen2.5-coder-1.5b-q4_k_m.gguf"
+    )
+    parser.add_argument("--split", choices=("in-sample", "held-out", "both"), default="both")
+    parser.add_argument("--prompt", choices=(*SYSTEM_PROMPTS, "both"), default="both")
+    parser.add_argument("--variants", default=",".join(VARIANTS))
+    parser.add_argument("--limit", type=int, default=0, help="first N cases only (a smoke run)")
+    parser.add_argument("--classes", default="", help="only cases of these documented classes")
+    parser.add_argument("--only-split-cases", default="", help="a comma-separated id prefix list")
+    parser.add_argument("--out", type=Path, default=HERE / "hint_eval")
+    args = parser.parse_args(argv)
+
+    cases = [c for c in build_cases() if args.split in ("both", c.split)]
+    if args.classes:
+        cases = [c for c in cases if c.expected in args.classes.split(",")]
+    if args.only_split_cases:
+        cases = [c for c in cases if c.id.startswith(tuple(args.only_split_cases.split(",")))]
+    if args.limit:
+        cases = cases[: args.limit]
+    prompts = tuple(SYSTEM_PROMPTS) if args.prompt == "both" else (args.prompt,)
+    variants = tuple(v for v in args.variants.split(",") if v)
+    model = local_model(args.model) if args.model.exists() else None
+    decisions = run(model, cases, prompts, variants, progress=lambda s: print(s, file=sys.stderr))
+    table = summarise(decisions)
+    meta = {
+        "model": "Qwen2.5-Coder-1.5B-Instruct Q4_K_M (llama.cpp via xllamacpp, greedy)",
+        "date": time.strftime("%Y-%m-%d"),
+        "decisions": len(decisions),
+    }
+    args.out.with_suffix(".md").write_text(markdown(table, meta) + "\n", encoding="utf-8")
+    args.out.with_suffix(".json").write_text(
+        json.dumps(
+            {"meta": meta, "table": table, "decisions": [d.__dict__ for d in decisions]},
+            indent=1,
+            ensure_ascii=False,
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    chart(table, args.out.with_suffix(".png"))
+    print(markdown(table, meta))
+
+
+def iter_failures(decisions: list[Decision], variant: str) -> Iterator[Decision]:
+    """Decisions of ``variant`` where agenterr's class was right and the move was not."""
+    for d in decisions:
+        if (
+            d.variant == variant
+            and d.agenterr_class == d.expected
+            and d.move != EXPECTED_MOVE[d.expected]
+        ):
+            yield d
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,195 @@
+"""The model evaluation's own logic, against a scripted fake model (no model, no timing)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ._bench import load_benchmark
+
+hint_eval = load_benchmark("hint_eval")
+Case = hint_eval.Case
+SCENARIOS = hint_eval.SCENARIOS
+
+
+def _call_message(name: str, arguments: dict[str, Any], style: str = "native") -> dict[str, Any]:
+    if style == "native":
+        return {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [
+                {"type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
+            ],
+        }
+    text = json.dumps({"name": name, "arguments": arguments}, indent=2)
+    if style == "fenced":
+        return {"role": "assistant", "content": f"```json\n{text}\n```"}
+    if style == "braces":  # the doubled braces some chat templates print
+        return {
+            "role": "assistant",
+            "content": "{" + json.dumps({"name": name, "arguments": arguments}) + "}",
+        }
+    assert style == "tagged"
+    return {"role": "assistant", "content": f"<tool_call>\n{text}\n</tool_call>"}
+
+
+INVOICE = SCENARIOS["invoice"]
+
+
+@pytest.mark.parametrize("style", ["native", "fenced", "braces", "tagged"])
+def test_parse_calls_reads_every_call_format(style: str) -> None:
+    """Native tool calls and calls written as JSON text are both read as calls."""
+    message = _call_message("create_invoice", INVOICE.call, style)
+    assert hint_eval.parse_calls(message) == [("create_invoice", INVOICE.call)]
+
+
+def test_parse_calls_of_a_message_without_a_call() -> None:
+    """Prose, or JSON that is not a call, is no call."""
+    assert hint_eval.parse_calls({"role": "assistant", "content": "The API needs a new key."}) == []
+    assert hint_eval.parse_calls({"role": "assistant", "content": 'Got {"error": "x"} back.'}) == []
+    assert hint_eval.parse_calls({"role": "assistant", "content": None}) == []
+
+
+@pytest.mark.parametrize(
+    ("calls", "move"),
+    [
+        ([], "escalate"),
+        ([("create_invoice", dict(INVOICE.call))], "retry"),
+        ([("create_invoice", dict(reversed(list(INVOICE.call.items()))))], "retry"),
+        ([("create_invoice", {**INVOICE.call, "currency": "USD"})], "fix"),
+        (
+            [("create_invoice", {k: v for k, v in INVOICE.call.items() if k != "description"})],
+            "fix",
+        ),
+        ([("find_customer", {"query": "Acme"})], "fix"),
+    ],
+)
+def test_move_of(calls: list[tuple[str, dict[str, Any]]], move: str) -> None:
+    """The same call is a retry (key order aside), any other call a fix, no call escalation."""
+    assert hint_eval.move_of(calls, "create_invoice", INVOICE.call) == move
+
+
+def test_addresses_fix() -> None:
+    """A fix addresses the failure when it changes the named argument, or looks it up when
+    the failure is a missing resource."""
+    (currency,) = [c for c in hint_eval.build_cases() if c.id == "fix-invoice-currency"]
+    (customer,) = [c for c in hint_eval.build_cases() if c.id == "fix-invoice-customer-missing"]
+    bad = currency.the_call()
+    assert hint_eval.addresses_fix([("create_invoice", {**bad, "currency": "EUR"})], currency)
+    assert not hint_eval.addresses_fix([("create_invoice", {**bad, "amount_cents": 1})], currency)
+    assert not hint_eval.addresses_fix([("find_customer", {"query": "Acme"})], currency)
+    assert hint_eval.addresses_fix([("find_customer", {"query": "Acme"})], customer)
+    assert not hint_eval.addresses_fix([], customer)
+    corpus_case = next(c for c in hint_eval.build_cases() if c.known_fix is None)
+    assert hint_eval.addresses_fix([("x", {})], corpus_case) is None
+
+
+def test_build_cases_meets_the_issue_counts() -> None:
+    """At least 150 corpus failures in-sample across four classes, a held-out part from
+    held-out set B only, and known-fix cases whose call carries the bad value."""
+    cases = hint_eval.build_cases()
+    in_sample = [c for c in cases if c.split == "in-sample"]
+    from_corpus = [c for c in in_sample if c.known_fix is None and c.error is None]
+    assert len(from_corpus) >= 150
+    assert {c.expected for c in from_corpus} == {
+        "transient",
+        "self_correctable",
+        "auth",
+        "indeterminate",
+    }
+    held_out = [c for c in cases if c.split == "held-out"]
+    assert held_out and all(c.id.startswith("hb-") for c in held_out)
+    assert len({c.id for c in cases}) == len(cases)
+    for case in cases:
+        if case.known_fix is not None:
+            assert case.the_call()[case.known_fix.arg] == case.known_fix.bad
+
+
+class ScriptedModel:
+    """Answers by the documented class: retries transient, fixes the named argument of a
+    known-fix case (or changes another one), and escalates the rest; it also records the
+    requests it was asked."""
+
+    def __init__(self, cases: list[Any]) -> None:
+        self.by_text: dict[str, Any] = {}
+        self.requests: list[dict[str, Any]] = []
+        self.cases = cases
+
+    def __call__(self, request: dict[str, Any]) -> dict[str, Any]:
+        self.requests.append(request)
+        call = json.loads(request["messages"][2]["tool_calls"][0]["function"]["arguments"])
+        name = request["messages"][2]["tool_calls"][0]["function"]["name"]
+        tool_text = request["messages"][3]["content"]
+        if "RETRY" in tool_text or "rate-limiting" in tool_text:
+            return _call_message(name, call, "fenced")
+        if "FIX" in tool_text:
+            changed = dict(call)
+            key = next(iter(changed))
+            changed[key] = f"{changed[key]}-corrected"
+            return _call_message(name, changed, "braces")
+        return {"role": "assistant", "content": "I could not finish: the tool failed."}
+
+
+def test_run_scores_a_scripted_model(tmp_path: Path) -> None:
+    """A run asks every (prompt, case, variant), caches answers, and scores the moves."""
+    cases = [c for c in hint_eval.build_cases() if c.split == "in-sample"][:4]
+    cases += [c for c in hint_eval.build_cases() if c.id == "fix-invoice-currency"]
+    model = ScriptedModel(cases)
+    cache = tmp_path / "decisions.jsonl"
+    decisions = hint_eval.run(model, cases, ("assistant",), ("raw_body", "model_text"), cache)
+    assert len(decisions) == len(model.requests) == 2 * len(cases)
+    for d in decisions:
+        if d.variant == "model_text" and d.agenterr_class == "transient":
+            assert d.move == "retry"
+        if d.variant == "raw_body" and "rate-limiting" not in d.text:
+            assert d.move == "escalate"
+    (fix,) = [
+        d for d in decisions if d.case == "fix-invoice-currency" and d.variant == "model_text"
+    ]
+    assert fix.move == "fix"
+    assert fix.addresses is False  # the script changed customer_id, not the currency
+
+    # A second run is answered from the cache alone.
+    again = hint_eval.run(None, cases, ("assistant",), ("raw_body", "model_text"), cache)
+    assert [(d.case, d.move) for d in again] == [(d.case, d.move) for d in decisions]
+
+    table = hint_eval.summarise(decisions)
+    cell = table["in-sample"]["assistant"]["model_text"]
+    assert cell["addresses"] == [0, 1]
+    assert cell["all"]["total"][1] == len(cases)
+    report = hint_eval.markdown(table, {"model": "scripted", "date": "today", "decisions": 10})
+    assert "| tool_result_text (now) | class right |" in report
+
+
+def test_run_without_a_model_needs_the_cache(tmp_path: Path) -> None:
+    """With no model and no cached answer, a run says which decision is missing."""
+    case = hint_eval.build_cases()[0]
+    with pytest.raises(LookupError, match=case.id):
+        hint_eval.run(None, [case], ("assistant",), ("hint",), tmp_path / "empty.jsonl")
+
+
+def test_conversation_is_in_the_native_tool_format() -> None:
+    """System prompt, user task, the model's own call, then the tool result as rendered."""
+    case = next(c for c in hint_eval.build_cases() if c.id == "fix-invoice-currency")
+    request = hint_eval.conversation(case, "SYSTEM", "TEXT")
+    roles = [m["role"] for m in request["messages"]]
+    assert roles == ["system", "user", "assistant", "tool"]
+    call = request["messages"][2]["tool_calls"][0]
+    assert json.loads(call["function"]["arguments"])["currency"] == "euro"
+    assert request["messages"][3] == {"role": "tool", "tool_call_id": call["id"], "content": "TEXT"}
+    assert [t["function"]["name"] for t in request["tools"]] == ["create_invoice", "find_customer"]
+
+
+def test_renderings_of_an_http_failure() -> None:
+    """raw_exc is httpx's own message, raw_body the status and body, model_text agenterr's."""
+    from agenterr import tool_result_text
+
+    case = next(c for c in hint_eval.build_cases() if c.id == "fix-invoice-currency")
+    texts = hint_eval.renderings(case)
+    assert texts["raw_exc"].startswith("Client error '400 Bad Request' for url")
+    assert texts["raw_body"] == f"HTTP 400\n{case.body}"
+    assert texts["hint"] == hint_eval.outcome_of(case).llm_hint
+    assert texts["model_text"] == tool_result_text(hint_eval.outcome_of(case))
