@@ -20,9 +20,9 @@ from typing import Any
 
 from ._hints import split_quote
 from ._outcome import Outcome
-from ._taxonomy import Class, Code
+from ._taxonomy import Code
 
-__all__ = ["failure_text", "tool_result_text"]
+__all__ = ["DIRECTIVES", "failure_text", "tool_result_text"]
 
 _JSON_TYPES = (dict, list, tuple, int, float, type(None))
 
@@ -60,7 +60,7 @@ def tool_result_text(outcome: Outcome[Any]) -> str:
 def failure_text(outcome: Outcome[Any]) -> str:
     """A failed call as the model reads it: directive, reason, the API's words, next step.
 
-    The first line is the reaction of the outcome's class (SPEC 9.1); then the outcome's
+    The first line is the reaction of the outcome's class (SPEC 6.8); then the outcome's
     hint without its quote (or the code's standard hint, if the outcome has none); then the
     quote, when there is one, in a fence the quote cannot close; and last, the next step
     again in one line, because a small model weighs the end of a text most. A success
@@ -74,7 +74,8 @@ def failure_text(outcome: Outcome[Any]) -> str:
         or Outcome.failure(code, status=outcome.status, retry_after=outcome.retry_after).llm_hint
     )
     reason, quote = split_quote(hint)
-    first, last = _directives(code, outcome.retry_after)
+    first, last = DIRECTIVES[code]
+    first = first.format(wait=_wait(outcome.retry_after), find=_FIND if quote else "")
     lines = [first, f"Why: {reason}"]
     if quote:
         fence = _fence(quote)
@@ -83,42 +84,50 @@ def failure_text(outcome: Outcome[Any]) -> str:
     return "\n".join(lines)
 
 
-def _directives(code: Code, retry_after: float | None) -> tuple[str, str]:
-    """The first and last lines of a failure's text: the one reaction its class calls for."""
-    klass = code.class_
-    if klass is Class.TRANSIENT:
-        return (
-            "RETRY UNCHANGED: call the same tool again with the exact same "
-            f"arguments{_wait(retry_after)}. Do not change any argument.",
-            "Your next step: the same tool call, with the same arguments.",
-        )
-    if code is Code.NOT_FOUND:
-        return (
-            "FIX YOUR ARGUMENTS: a value you sent does not exist. Find it in the API's "
-            "response below.",
-            "Reply now with only a tool call: one that finds the right value, or this tool "
-            "with that value changed. The same arguments will fail the same way.",
-        )
-    if klass is Class.SELF_CORRECTABLE:
-        return (
-            "FIX YOUR ARGUMENTS: the API rejected a value you sent. Find it in the API's "
-            "response below.",
-            "Reply now with only the corrected tool call: this tool, with that value "
-            "changed. The same arguments will fail the same way.",
-        )
-    if klass is Class.AUTH:
-        return (
-            "CANNOT CONTINUE: a human must fix access, credentials or billing before this "
-            "tool can work. Do not call any tool.",
-            "Your next step: a plain-text reply telling the user what a human must fix "
-            "(no tool call, no JSON).",
-        )
-    return (
-        "CANNOT CONTINUE: this call failed in a way that retrying or changing the "
-        "arguments will not fix. Do not call any tool.",
-        "Your next step: a plain-text reply telling the user the call failed and why "
-        "(no tool call, no JSON).",
-    )
+_RETRY = (
+    "RETRY UNCHANGED: call the same tool again with the exact same arguments{wait}. Do not "
+    "change any argument.",
+    "Your next step: the same tool call, with the same arguments.",
+)
+_SAME_FAILS = "The same arguments will fail the same way."
+
+# The first and last lines of each code's model text (SPEC 6.8). The wording was chosen by what
+# a small model did with it (benchmarks/hint_eval.py): the reaction in capitals before anything
+# else and again at the end, and no "retry", "resend" or "call again" where they are not meant.
+DIRECTIVES: dict[Code, tuple[str, str]] = {
+    Code.RATE_LIMITED: _RETRY,
+    Code.TIMEOUT: _RETRY,
+    Code.UNAVAILABLE: _RETRY,
+    Code.SCHEMA_INVALID: (
+        "FIX YOUR ARGUMENTS: they do not match the tool's parameters. The problems are listed "
+        "below.",
+        "Reply now with only the corrected tool call: this tool, with those problems fixed. "
+        + _SAME_FAILS,
+    ),
+    Code.INVALID_REQUEST: (
+        "FIX YOUR ARGUMENTS: the API rejected a value you sent.{find}",
+        "Reply now with only the corrected tool call: this tool, with that value changed. "
+        + _SAME_FAILS,
+    ),
+    Code.NOT_FOUND: (
+        "FIX YOUR ARGUMENTS: a value you sent does not exist.{find}",
+        "Reply now with only a tool call: one that finds the right value, or this tool with "
+        "that value changed. " + _SAME_FAILS,
+    ),
+    Code.UNAUTHORIZED: (
+        "CANNOT CONTINUE: a human must fix access, credentials or billing before this tool "
+        "can work. Do not call any tool.",
+        "Your next step: a plain-text reply telling the user what a human must fix (no tool "
+        "call, no JSON).",
+    ),
+    Code.UNKNOWN: (
+        "CANNOT CONTINUE: this call failed in a way that retrying or changing the arguments "
+        "will not fix. Do not call any tool.",
+        "Your next step: a plain-text reply telling the user the call failed and why (no tool "
+        "call, no JSON).",
+    ),
+}
+_FIND = " Find it in the API's response below."
 
 
 def _wait(retry_after: float | None) -> str:

@@ -26,7 +26,8 @@ from agenterr._rules import (
     REASON_PHRASES,
     Rule,
 )
-from agenterr._taxonomy import Code
+from agenterr._taxonomy import Code, codes
+from agenterr._tool_result import DIRECTIVES
 
 SPEC = Path(__file__).resolve().parent.parent / "SPEC.md"
 _MARKED = re.compile(r"(<!-- table:([a-z-]+):start -->\n)(.*?)(<!-- table:\2:end -->)", re.S)
@@ -128,6 +129,18 @@ def general() -> str:
     return "\n".join(rows)
 
 
+def model_text() -> str:
+    """SPEC 6.8: the first and last lines of each code's model text, codes sharing lines merged."""
+    rows = ["| Codes | First line | Last line |", "| --- | --- | --- |"]
+    merged: dict[tuple[str, str], list[Code]] = {}
+    for code in (Code.RATE_LIMITED, Code.TIMEOUT, Code.UNAVAILABLE, *codes()):
+        if code in DIRECTIVES and code not in merged.get(DIRECTIVES[code], []):
+            merged.setdefault(DIRECTIVES[code], []).append(code)
+    for (first, last), members in merged.items():
+        rows.append(f"| {', '.join(_code(c) for c in members)} | `{first}` | `{last}` |")
+    return "\n".join(rows)
+
+
 TABLES: dict[str, Callable[[], str]] = {
     "identifiers": identifiers,
     "quota-phrases": quota_phrases,
@@ -137,6 +150,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "jsonrpc-codes": jsonrpc_codes,
     "reason-phrases": reason_phrases,
     "general": general,
+    "model-text": model_text,
 }
 
 

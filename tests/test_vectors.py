@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from agenterr import tool_result_text
 from agenterr._protocol import outcome_for_request
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -91,6 +92,8 @@ def _check(vector: dict[str, Any]) -> None:
     outcome = outcome_for_request(vector["input"])
     # Compare as JSON values: what goes on the wire, not Python object identity.
     assert json.loads(outcome.to_json()) == vector["expect"]
+    if "expect_model_text" in vector:  # SPEC 6.8
+        assert tool_result_text(outcome) == vector["expect_model_text"]
 
 
 # --- the file itself --------------------------------------------------------------------------
@@ -188,9 +191,29 @@ def test_core_vectors_need_no_annex(monkeypatch: pytest.MonkeyPatch) -> None:
             _check(vector)
 
 
+def test_model_text_vectors_cover_every_code() -> None:
+    """SPEC 6.8 is pinned for every code, with and without a quote and a delay."""
+    pinned = [v for v in VECTORS if "expect_model_text" in v]
+    assert {v["expect"]["code"] for v in pinned} == {
+        "SCHEMA_INVALID",
+        "INVALID_REQUEST",
+        "NOT_FOUND",
+        "UNAUTHORIZED",
+        "RATE_LIMITED",
+        "TIMEOUT",
+        "UNAVAILABLE",
+        "UNKNOWN",
+    }
+    assert all(v["rule"] == "model-text" for v in pinned)
+    texts = [v["expect_model_text"] for v in pinned]
+    assert any("`````" in t for t in texts) and any("after waiting 1 second." in t for t in texts)
+
+
 def test_vector_shape() -> None:
     for vector in VECTORS:
-        assert set(vector) <= {"id", "rule", "part", "note", "input", "expect", "expect_error"}
+        allowed = {"id", "rule", "part", "note", "input", "expect", "expect_error"}
+        assert set(vector) <= allowed | {"expect_model_text"}, vector["id"]
+        assert "expect_model_text" not in vector or "expect" in vector, vector["id"]
         assert ("expect" in vector) != ("expect_error" in vector), vector["id"]
         assert ("expect_error" not in vector) or "wire" in vector["input"], vector["id"]
         if "expect" in vector:
