@@ -20,6 +20,13 @@ README = Path(__file__).resolve().parent.parent / "README.md"
 CLASSIFY_USAGE = "usage: agenterr classify "
 
 
+class _Terminal(io.TextIOWrapper):
+    """A text stream that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
 def _usage_error(capsys: pytest.CaptureFixture[str], argv: list[str]) -> str:
     with pytest.raises(SystemExit) as info:
         main(argv)
@@ -89,9 +96,11 @@ def test_missing_body_file_is_named(capsys: pytest.CaptureFixture[str], tmp_path
     ids=["bare", "pretty", "header", "now"],
 )
 def test_classify_without_input_is_a_usage_error(
-    capsys: pytest.CaptureFixture[str], argv: list[str]
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, argv: list[str]
 ) -> None:
-    """Nothing to classify is a mistake (exit 2), not an UNKNOWN outcome (exit 13)."""
+    """Nothing to classify is a mistake (exit 2), not an UNKNOWN outcome (exit 13). (At a
+    terminal: in a pipe, standard input is read as a `curl -i` transcript.)"""
+    monkeypatch.setattr(sys, "stdin", _Terminal(io.BytesIO(b"")))
     err = _usage_error(capsys, ["classify", *argv])
     assert err.startswith(CLASSIFY_USAGE)
     assert "nothing to classify" in err
