@@ -60,6 +60,8 @@ def test_every_python_block_is_valid_python() -> None:
     [
         (200, {}, "done"),
         (429, {"Retry-After": "3"}, "sleep 3.0"),
+        (429, {"Retry-After": "0"}, "sleep 0.0"),  # "retry now" is advice, not its absence
+        (503, {"Retry-After": "Sun, 06 Nov 1994 08:49:37 GMT"}, "sleep 0.0"),  # a past date
         (503, {}, "sleep backoff"),
         (404, {}, "hint"),
         (401, {}, "escalate"),
