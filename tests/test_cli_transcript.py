@@ -7,6 +7,7 @@ import io
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -431,4 +432,41 @@ def test_readme_curl_recipe(server_url: str, tmp_path: Path) -> None:
             b'{"error": {"message": "slow down"}}',
             headers={"Retry-After": "7"},
         ).to_dict()
+    )
+
+
+@pytest.mark.skipif(shutil.which("curl") is None or sys.platform == "win32", reason="curl")
+def test_readme_headers_file_recipe(server_url: str, tmp_path: Path) -> None:
+    """The README's `curl -D headers.txt -o body.json` recipe, run against a real 429."""
+    blocks = [b for b in re.findall(r"```bash\n(.*?)```", README, re.S) if "-D headers.txt" in b]
+    assert len(blocks) == 1
+    env = os.environ | {
+        "URL": server_url,
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+    }
+    done = subprocess.run(
+        ["bash", "-c", blocks[0]],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 10, done.stderr
+    outcome = json.loads(done.stdout)
+    assert outcome["code"] == "RATE_LIMITED" and outcome["retry_after_seconds"] == 7
+
+
+def test_readme_envelope_example(capsys: pytest.CaptureFixture[str]) -> None:
+    """The README's --envelope line exits 11 with INVALID_REQUEST; without it, 0."""
+    blocks = [b for b in re.findall(r"```bash\n(.*?)```", README, re.S) if "--envelope" in b]
+    assert len(blocks) == 1
+    argv = shlex.split(blocks[0])
+    assert argv[:3] == ["agenterr", "classify", "--envelope"]
+    code, out = run(capsys, *argv[2:])
+    assert (code, out["code"]) == (11, "INVALID_REQUEST")
+    assert run(capsys, "--status", "200", *(a for a in argv[2:] if a != "--envelope")) == (
+        0,
+        {"ok": True, "retryable": False},
     )
