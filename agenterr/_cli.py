@@ -276,15 +276,21 @@ PROGRESS_INTERVAL = 0.5
 """Seconds between two progress lines of ``classify --jsonl`` on a terminal."""
 
 
+def _is_terminal(stream: TextIO | None) -> bool:
+    try:
+        return stream is not None and stream.isatty()
+    except (OSError, ValueError):
+        return False
+
+
 class _Progress:
     """Lines read and their rate, redrawn on one line of standard error when it is a
-    terminal (never in a pipe or a log file); a no-op otherwise."""
+    terminal and the answers go elsewhere (a file, a pipe); a no-op otherwise, so nothing
+    reaches a log file or mixes with answers shown on the same terminal."""
 
-    def __init__(self, stream: TextIO | None) -> None:
-        try:
-            self._stream = stream if stream is not None and stream.isatty() else None
-        except (OSError, ValueError):
-            self._stream = None
+    def __init__(self, stream: TextIO | None, answers: TextIO | None) -> None:
+        shown = _is_terminal(stream) and not _is_terminal(answers)
+        self._stream = stream if shown else None
         self._start = self._last = time.monotonic()
         self._lines = 0
         self._shown = False
@@ -317,7 +323,7 @@ class _Progress:
 
 def _classify_jsonl() -> int:
     out = sys.stdout
-    progress = _Progress(sys.stderr)
+    progress = _Progress(sys.stderr, out)
     try:
         write = _jsonl_writer(out)
         for batch in _request_batches(sys.stdin.buffer, JSONL_LINE_LIMIT):

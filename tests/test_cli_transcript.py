@@ -347,7 +347,8 @@ class _Clock:
 def test_jsonl_progress_only_on_a_terminal(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, terminal: bool
 ) -> None:
-    """Lines and rate on stderr when it is a terminal; nothing in a pipe or a log."""
+    """Lines and rate on stderr when it is a terminal (the answers going to a file); nothing
+    in a pipe or a log."""
     import agenterr._cli as cli
 
     monkeypatch.setattr(cli, "_CHUNK", 64)  # many reads, so many batches
@@ -368,6 +369,24 @@ def test_jsonl_progress_only_on_a_terminal(
     assert all(
         re.fullmatch(r"agenterr: [\d,]+ lines, [\d,]+ lines/s\x1b\[K", u) for u in updates[:-1]
     )
+
+
+def test_no_jsonl_progress_among_answers_on_the_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Answers shown on the terminal are their own progress: stderr stays quiet."""
+    import agenterr._cli as cli
+
+    monkeypatch.setattr(cli, "_CHUNK", 64)
+    monkeypatch.setattr(cli.time, "monotonic", _Clock())
+    _stdin(monkeypatch, b'{"status": 503}\n' * 50)
+    stdout = _Terminal(io.BytesIO(), encoding="utf-8")
+    stderr = _Terminal(io.BytesIO(), encoding="utf-8")
+    monkeypatch.setattr(sys, "stdout", stdout)
+    monkeypatch.setattr(sys, "stderr", stderr)
+    assert main(["classify", "--jsonl"]) == 0
+    stdout.flush()
+    stderr.flush()
+    assert len(stdout.buffer.getvalue().splitlines()) == 50  # type: ignore[attr-defined]
+    assert stderr.buffer.getvalue() == b""  # type: ignore[attr-defined]
 
 
 # --- the README's recipe, with the real curl -------------------------------------------------
