@@ -308,10 +308,13 @@ def classify(
 def schema_invalid(*problems: object) -> Outcome[None]:
     """A SCHEMA_INVALID outcome listing validation problems, for a pre-flight check.
 
-    Bring your own validator and pass its messages; each is cleaned and capped, and only
-    the first twenty are listed ("… and N more").
+    Bring your own validator and pass its messages, as arguments or as one list or tuple
+    (``schema_invalid(messages)`` lists each message, not the list's text); each is cleaned
+    and capped, and only the first twenty are listed ("… and N more").
     """
     try:
+        if len(problems) == 1 and isinstance(problems[0], (list, tuple)):
+            problems = tuple(problems[0])
         return Outcome(Code.SCHEMA_INVALID, schema_hint(problems))
     except Exception:  # a hostile problem object: the generic pre-flight hint
         return Outcome(Code.SCHEMA_INVALID, schema_hint(()))

@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NoReturn, TextIO
 
 from ._classify import classify
+from ._envelope import from_envelope
 from ._outcome import Outcome
 from ._protocol import (
     ERROR_KINDS,
@@ -34,7 +35,16 @@ from ._protocol import (
     parse_clock,
 )
 from ._quote import SCAN_WINDOW, SNIPPET_CAP, clean
+from ._signals import PARSE_LIMIT
 from ._taxonomy import Class, codes
+from ._transcript import (
+    HEAD_LIMIT,
+    Transcript,
+    TranscriptError,
+    looks_like_transcript,
+    parse_headers,
+    parse_transcript,
+)
 
 __all__ = ["EXIT_CODES", "main"]
 
@@ -98,15 +108,39 @@ def _command_parser(parser: argparse.ArgumentParser, name: str) -> argparse.Argu
     return parser
 
 
+BODY_LIMIT = max(SCAN_WINDOW, PARSE_LIMIT) + 1
+"""Bytes of a body read from a file or stdin: a body is never looked at past the parse
+limit and the quote window, so only that much (plus one byte, to know there was more)."""
+
+
 def _read_body(args: argparse.Namespace) -> object:
-    # A body longer than the scan window is never looked at past it, so only that much
-    # (plus one byte, to know there was more) is read from a file or stdin.
     if args.body_file is not None:
         with open(args.body_file, "rb") as handle:
-            return handle.read(SCAN_WINDOW + 1)
+            # With no --status, what `curl -i` wrote may be read as a transcript.
+            return handle.read(BODY_LIMIT + (HEAD_LIMIT if args.status is None else 0))
     if args.body == "-":
-        return sys.stdin.buffer.read(SCAN_WINDOW + 1)
+        return sys.stdin.buffer.read(BODY_LIMIT + (HEAD_LIMIT if args.status is None else 0))
     return args.body
+
+
+def _read_source(path: str, limit: int) -> bytes:
+    """At most ``limit`` bytes of a file, or of standard input for ``-``."""
+    if path == "-":
+        return bytes(sys.stdin.buffer.read(limit))
+    with open(path, "rb") as handle:
+        return handle.read(limit)
+
+
+def _stdin_is_piped() -> bool:
+    """Whether standard input is a pipe or a file rather than a terminal (or closed)."""
+    try:
+        return sys.stdin is not None and not sys.stdin.isatty()
+    except (OSError, ValueError):
+        return False
+
+
+def _os_reason(exc: Exception) -> str:
+    return exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
 
 
 def _headers(raw: Sequence[str], parser: argparse.ArgumentParser) -> list[tuple[str, str]]:
@@ -238,8 +272,58 @@ def _jsonl_writer(out: TextIO) -> Callable[[str], object]:
     return lambda text: out.write(_clean(text))
 
 
+PROGRESS_INTERVAL = 0.5
+"""Seconds between two progress lines of ``classify --jsonl`` on a terminal."""
+
+
+def _is_terminal(stream: TextIO | None) -> bool:
+    try:
+        return stream is not None and stream.isatty()
+    except (OSError, ValueError):
+        return False
+
+
+class _Progress:
+    """Lines read and their rate, redrawn on one line of standard error when it is a
+    terminal and the answers go elsewhere (a file, a pipe); a no-op otherwise, so nothing
+    reaches a log file or mixes with answers shown on the same terminal."""
+
+    def __init__(self, stream: TextIO | None, answers: TextIO | None) -> None:
+        shown = _is_terminal(stream) and not _is_terminal(answers)
+        self._stream = stream if shown else None
+        self._start = self._last = time.monotonic()
+        self._lines = 0
+        self._shown = False
+
+    def add(self, lines: int) -> None:
+        if self._stream is None:
+            return
+        self._lines += lines
+        now = time.monotonic()
+        if now - self._last >= PROGRESS_INTERVAL:
+            self._last = now
+            self._show(now)
+
+    def _show(self, now: float) -> None:
+        assert self._stream is not None
+        rate = self._lines / max(now - self._start, 1e-9)
+        with contextlib.suppress(OSError, ValueError):
+            self._stream.write(f"\ragenterr: {self._lines:,} lines, {rate:,.0f} lines/s\x1b[K")
+            self._stream.flush()
+            self._shown = True
+
+    def close(self) -> None:
+        """The final count, and the line ended, once anything was shown."""
+        if self._stream is not None and self._shown:
+            self._show(time.monotonic())
+            with contextlib.suppress(OSError, ValueError):
+                self._stream.write("\n")
+                self._stream.flush()
+
+
 def _classify_jsonl() -> int:
     out = sys.stdout
+    progress = _Progress(sys.stderr, out)
     try:
         write = _jsonl_writer(out)
         for batch in _request_batches(sys.stdin.buffer, JSONL_LINE_LIMIT):
@@ -248,27 +332,120 @@ def _classify_jsonl() -> int:
             # reader before the next read can block.
             write("".join(answer + "\n" for answer in answers if answer is not None))
             out.flush()
+            progress.add(len(batch))
     except BrokenPipeError:
         _silence_stdout()
         return EXIT_BROKEN_PIPE
+    finally:
+        progress.close()
     return 0
 
 
-_INPUTS = ("status", "body", "body_file", "error")
+_INPUTS = ("status", "body", "body_file", "error", "transcript")
+_NOTHING = (
+    "nothing to classify: give --status, --body, --body-file, --error, --transcript or --jsonl"
+)
+
+
+def _transcript_of(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Transcript:
+    if args.implied:
+        flag = "standard input (read as a 'curl -i' transcript)"
+    else:
+        flag = "--transcript -" if args.transcript == "-" else f"--transcript {args.transcript!r}"
+    try:
+        data = _read_source(args.transcript, HEAD_LIMIT + BODY_LIMIT)
+    except (OSError, ValueError) as exc:  # ValueError: a path with a NUL byte
+        parser.error(f"{flag}: {_os_reason(exc)}")
+    if not data.strip() and args.implied:
+        parser.error(_NOTHING)
+    try:
+        transcript = parse_transcript(data)
+    except TranscriptError as exc:
+        parser.error(f"{flag}: {exc}")
+    return Transcript(transcript.status, transcript.headers, transcript.body[:BODY_LIMIT])
+
+
+def _headers_file(
+    args: argparse.Namespace, parser: argparse.ArgumentParser
+) -> tuple[int | None, list[tuple[str, str]]]:
+    if args.headers_file is None:
+        return None, []
+    flag = f"--headers-file {args.headers_file!r}"
+    try:
+        data = _read_source(args.headers_file, HEAD_LIMIT + 1)
+        if len(data) > HEAD_LIMIT:
+            raise TranscriptError(f"longer than {HEAD_LIMIT} bytes")
+        return parse_headers(data)
+    except (OSError, ValueError) as exc:  # TranscriptError is a ValueError
+        parser.error(f"{flag}: {_os_reason(exc)}")
+
+
+def _check_transcript_flags(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
+    for name, flag in (("status", "--status"), ("error", "--error")):
+        if getattr(args, name) is not None:
+            parser.error(f"--transcript holds the status and headers; drop {flag}")
+
+
+def _response(
+    args: argparse.Namespace,
+    parser: argparse.ArgumentParser,
+    status: int,
+    headers: list[tuple[str, str]],
+) -> tuple[int, object, list[tuple[str, str]]]:
+    """The status, body and headers the flags (or a transcript) give."""
+    file_status, file_headers = _headers_file(args, parser)
+    args.implied = False
+    if all(getattr(args, name) is None for name in _INPUTS) and file_status is None:
+        if not _stdin_is_piped() or args.headers_file == "-":
+            parser.error(_NOTHING)
+        args.transcript, args.implied = "-", True  # `curl -i URL | agenterr classify`
+    if args.transcript is not None:
+        _check_transcript_flags(args, parser)
+    if args.status is None and file_status is not None:
+        status = file_status
+    # The --header flags come first: the first value of a repeated header wins (SPEC N18).
+    headers += file_headers
+    body: object
+    if args.transcript is not None:
+        transcript = _transcript_of(args, parser)
+        status, body = transcript.status, transcript.body
+        headers += transcript.headers
+    else:
+        try:
+            body = _read_body(args)
+        except (OSError, ValueError) as exc:  # ValueError: a path with a NUL byte
+            flag = "--body -" if args.body_file is None else f"--body-file {args.body_file!r}"
+            parser.error(f"{flag}: {_os_reason(exc)}")
+        if status == 0 and args.status is None and isinstance(body, bytes):
+            if looks_like_transcript(body):  # `curl -i URL | agenterr classify --body -`
+                try:
+                    transcript = parse_transcript(body)
+                except TranscriptError as exc:
+                    flag = "--body -" if args.body_file is None else "--body-file"
+                    parser.error(f"{flag}: {exc}")
+                status, body = transcript.status, transcript.body[:BODY_LIMIT]
+                headers += transcript.headers
+            else:
+                body = body[:BODY_LIMIT]
+    return status, body, headers
 
 
 def _cmd_classify(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if args.jsonl:
         given = [
             name
-            for name in ("status", "body", "body_file", "error", "now")
+            for name in ("status", "body", "body_file", "error", "now", "transcript")
             if getattr(args, name) is not None
         ]
-        if given or args.header or args.pretty:
+        if given or args.header or args.pretty or args.headers_file or args.envelope:
             parser.error("--jsonl reads every request from standard input; drop the other flags")
         return _classify_jsonl()
     if args.message is not None and args.error is None:
         parser.error("--message needs --error")
+    if args.envelope and args.error is not None:
+        parser.error("--envelope reads a response's body; drop --error")
+    if args.headers_file == "-" and "-" in (args.body, args.transcript):
+        parser.error("--headers-file -: standard input already holds the body")
     headers = _headers(args.header, parser)
     status = 0
     if args.status is not None:
@@ -280,18 +457,17 @@ def _cmd_classify(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
         now = parse_clock(_number_or_text(args.now))
     except ValueError as exc:
         parser.error(f"--now: {str(exc).removeprefix('now: ')}")
-    if all(getattr(args, name) is None for name in _INPUTS):
-        parser.error("nothing to classify: give --status, --body, --body-file, --error or --jsonl")
-    try:
-        body = _read_body(args)
-    except (OSError, ValueError) as exc:  # ValueError: a path with a NUL byte
-        flag = "--body -" if args.body_file is None else f"--body-file {args.body_file!r}"
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        parser.error(f"{flag}: {reason}")
+    status, body, headers = _response(args, parser, status, headers)
     error = None
     if args.error is not None:
         error = make_error({"kind": args.error, "message": args.message or ""})
+    if args.envelope and args.status is None and status == 0:
+        status = 200  # the body alone: a payload a successful response carried
     outcome = classify(status, body, error, headers=headers, now=now)
+    if args.envelope and outcome.ok:
+        found = from_envelope(body, headers=headers, now=now)
+        if found.failed:
+            outcome = found
     try:
         _print(outcome, args.pretty, sys.stdout)
     except BrokenPipeError:
@@ -546,8 +722,26 @@ def _parser() -> argparse.ArgumentParser:
     body = classify.add_mutually_exclusive_group()
     body.add_argument("--body", help="the response body; '-' reads standard input")
     body.add_argument("--body-file", metavar="PATH", help="read the body from a file")
+    body.add_argument(
+        "--transcript",
+        metavar="PATH",
+        help="a raw response as 'curl -i' or 'curl -D -' prints it (status line, headers, "
+        "blank line, body); '-' reads standard input, as does a bare 'classify' in a pipe",
+    )
     classify.add_argument(
         "--header", action="append", default=[], metavar="'K: V'", help="a response header"
+    )
+    classify.add_argument(
+        "--headers-file",
+        metavar="PATH",
+        help="response headers, one 'Name: value' a line, or what 'curl -D PATH' writes "
+        "(its status is used when --status is not given); '-' reads standard input",
+    )
+    classify.add_argument(
+        "--envelope",
+        action="store_true",
+        help="read a 2xx body as from_envelope does: a JSON-RPC or GraphQL error in it is "
+        "a failure (without --status, the body is taken as a 200's)",
     )
     classify.add_argument(
         "--error", choices=list(ERROR_KINDS), help="a transport error instead of a response"

@@ -595,7 +595,8 @@ def classified_tool(
     GraphQL ``errors[]``, ``{"ok": false}``, an ``event: error`` frame, a 2xx response's
     body and ``grpc-status`` trailer). Text, bytes, dicts, lists, MCP ``CallToolResult``
     objects and 2xx responses are looked at; a failure becomes the failed Outcome (or its
-    typed error with ``raises=True``) and anything else is returned unchanged. Yielded
+    typed error with ``raises=True``); a successful JSON-RPC 2.0 response (a dict) gives its
+    ``result``, and anything else is returned unchanged. Yielded
     items are read one by one (a frame split across two items is not seen). Off by
     default: a tool that returns such a payload as data is never second-guessed unasked.
     With ``idempotent=False`` a transient envelope failure other than ``RATE_LIMITED``

@@ -153,6 +153,22 @@ def from_envelope(
     return _OK if found is None else found.outcome
 
 
+def success_value(payload: object) -> object:
+    """What a successful envelope hands the caller (SPEC 12.13): a JSON-RPC 2.0 response
+    object's ``result``; any other payload as it is."""
+    try:
+        if (
+            isinstance(payload, dict)
+            and payload.get("jsonrpc") == "2.0"
+            and "result" in payload
+            and payload.get("error") is None
+        ):
+            return payload["result"]
+    except Exception:  # a hostile mapping: the payload as it is
+        pass
+    return payload
+
+
 def envelope_failure(
     payload: object, headers: object = None, now: Clock = None, scopes: _Scopes = ()
 ) -> _Found | None:

@@ -19,7 +19,7 @@ from types import CodeType
 from typing import Any, NoReturn, TypeAlias
 
 from ._classify import from_response, schema_invalid
-from ._envelope import envelope_failure
+from ._envelope import envelope_failure, success_value
 from ._exceptions import binding_problems, entered, passes_through, validation_problems
 from ._hints import hint_for, schema_hint, where
 from ._outcome import Outcome, _built, _succeeded
@@ -423,7 +423,7 @@ class Policy:
         """``envelopes=True``: the failure an envelope in ``value`` reports, or its success."""
         found = envelope_failure(value, scopes=layers(None, self.rules))
         if found is None:
-            return success(value)
+            return success(success_value(value))
         outcome = found.outcome
         if (
             not self.idempotent
@@ -447,7 +447,7 @@ class Policy:
             return value
         outcome = self.envelope(value)
         if outcome.ok:
-            return value
+            return outcome.value
         raise error_for(outcome)
 
 

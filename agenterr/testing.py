@@ -16,8 +16,8 @@ differs::
         assert_classified(outcome, code=Code.RATE_LIMITED, retry_after=2)
 
 Importing this module imports no third-party package; each factory imports its client on
-first use (``pip install "agenterr[httpx]"``, ``[httpx2]`` or ``[requests]`` from an index;
-``pip install ".[httpx]"`` and so on in a clone).
+first use (``pip install ".[httpx]"``, ``".[httpx2]"`` or ``".[requests]"`` in a clone of
+agenterr, which is not on a package index).
 """
 
 from __future__ import annotations

@@ -12,9 +12,10 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
-from tenacity import RetryCallState, retry, retry_if_exception_type, stop_after_attempt
+from tenacity import retry, wait_exponential
 
-from agenterr import Class, Outcome, TransientToolError, classified_tool
+from agenterr import Class, Outcome, classified_tool
+from agenterr.integrations.tenacity import retry_policy
 
 calls = {"n": 0}
 
@@ -31,20 +32,9 @@ def weather_api(request: httpx.Request) -> httpx.Response:
 client = httpx.Client(base_url="https://weather.test", transport=httpx.MockTransport(weather_api))
 
 
-def wait_advised(state: RetryCallState) -> float:
-    """Honour the server's Retry-After; otherwise back off exponentially."""
-    exc = state.outcome.exception() if state.outcome else None
-    if isinstance(exc, TransientToolError) and exc.retry_after is not None:
-        return exc.retry_after
-    return min(2.0**state.attempt_number, 30.0)
-
-
-@retry(
-    retry=retry_if_exception_type(TransientToolError),  # only transient failures
-    wait=wait_advised,
-    stop=stop_after_attempt(4),
-    reraise=True,
-)
+# Only transient failures; the server's Retry-After, else exponential backoff; a server
+# asking for more than 30 s ends the retries at once.
+@retry(**retry_policy(max_wait=30, attempts=4, fallback=wait_exponential(max=30)))
 @classified_tool(raises=True)
 def get_forecast(city: str, days: int = 1) -> dict[str, Any]:
     """Forecast for a city."""

@@ -8,8 +8,8 @@ returns a `ToolMessage(status="error")` the model can act on, instead of ending 
 Arguments that fail LangChain's own validation get the SCHEMA_INVALID hint the same way.
 The argument schema is exactly the bare function's.
 
-Transient failures are retried inside the tool (tenacity, retrying only
-`TransientToolError`), so a 503 costs no model turn; the model would read the transient
+Transient failures are retried inside the tool (tenacity with agenterr's `retry_policy`,
+retrying only transient failures), so a 503 costs no model turn; the model would read the transient
 hint only once the retries ran out.
 
 Runs offline: the orders API is an httpx.MockTransport and the model is LangChain's
@@ -27,16 +27,11 @@ from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.tools import StructuredTool
-from tenacity import (
-    RetryCallState,
-    retry,
-    retry_if_exception_type,
-    stop_after_attempt,
-    wait_fixed,
-)
+from tenacity import RetryCallState, retry, wait_fixed
 
-from agenterr import TransientToolError, classified_tool
+from agenterr import classified_tool
 from agenterr.integrations.langchain import langchain_tool
+from agenterr.integrations.tenacity import retry_policy
 
 ORDERS = {"o-1001": {"id": "o-1001", "status": "shipped"}}
 api_requests: list[str] = []
@@ -71,11 +66,8 @@ def report_retry(state: RetryCallState) -> None:
 
 order_tool = langchain_tool(
     retry(  # inside the tool: transient failures are retried before the model hears of them
-        retry=retry_if_exception_type(TransientToolError),
-        stop=stop_after_attempt(3),
-        wait=wait_fixed(0.05),
+        **retry_policy(max_wait=1, attempts=3, fallback=wait_fixed(0.05)),
         before_sleep=report_retry,
-        reraise=True,
     )(classified_tool(raises=True)(get_order))
 )
 TOOLS = {order_tool.name: order_tool}

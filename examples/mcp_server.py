@@ -70,7 +70,8 @@ def reaction(outcome: Outcome[Any]) -> str:
     if outcome.ok:
         return "hand the value to the model"
     if outcome.retryable:
-        return f"retry unchanged after {outcome.retry_after or 1:g}s"
+        wait = 1.0 if outcome.retry_after is None else outcome.retry_after  # 0 means now
+        return f"retry unchanged after {wait:g}s"
     if outcome.class_ is Class.SELF_CORRECTABLE:
         return "re-prompt the model with the hint"
     return "escalate to a human"

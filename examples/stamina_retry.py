@@ -2,10 +2,11 @@
 
 Needs the extras httpx, stamina: pip install ".[httpx,stamina]" in a clone.
 
-`retry_on_transient` is a stamina backoff hook: for a 429, a 5xx or a timeout it returns the
+`retry_policy(max_wait=...)` is the whole policy in one call. Its `on=` hook,
+`retry_on_transient`, is a stamina backoff hook: for a 429, a 5xx or a timeout it returns the
 server's Retry-After (which stamina waits instead of its own backoff), or True for stamina's
 exponential backoff when the server gave none; for a 404, a 400 or a 401 it returns False, so
-stamina lets the error through at once. A Retry-After longer than a minute is not waited
+stamina lets the error through at once. A Retry-After longer than `max_wait` is not waited
 either: the caller learns at once when to come back.
 
 Runs offline: the exchange-rate API is an httpx.MockTransport. EUR answers 429 (with
@@ -23,7 +24,7 @@ import stamina
 from stamina.instrumentation import RetryDetails, set_on_retry_hooks
 
 import agenterr
-from agenterr.integrations.stamina import retry_on_transient
+from agenterr.integrations.stamina import retry_policy
 
 EUR_ANSWERS = deque(
     [
@@ -62,7 +63,7 @@ set_on_retry_hooks([report_retry])
 
 
 # Without a Retry-After, stamina backs off from 0.1s with up to 0.1s of jitter.
-@stamina.retry(on=retry_on_transient, attempts=4, wait_initial=0.1, wait_jitter=0.1)
+@stamina.retry(**retry_policy(max_wait=60, attempts=4), wait_initial=0.1, wait_jitter=0.1)
 def get_rate(currency: str) -> dict[str, Any]:
     """The USD exchange rate for a currency code such as "EUR"."""
     response = client.get(f"/rates/{currency}")

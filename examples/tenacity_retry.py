@@ -2,17 +2,19 @@
 
 Needs the extras httpx, tenacity: pip install ".[httpx,tenacity]" in a clone.
 
-agenterr classifies and never retries; tenacity retries and never classifies. The strategies
-in `agenterr.integrations.tenacity` join the two:
+agenterr classifies and never retries; tenacity retries and never classifies.
+`retry_policy(max_wait=..., attempts=..., fallback=...)` from `agenterr.integrations.tenacity`
+joins the two in one call, with one limit:
 
-- `retry_if_transient()` retries 429, 5xx and timeouts only, so a 404 or a 400 fails at once
-  instead of burning attempts on a call that cannot succeed unchanged;
-- `wait_retry_after(...)` waits the server's Retry-After, which agenterr has already parsed
-  (seconds, HTTP dates and `retry-after-ms` alike), and falls back to exponential backoff with
-  jitter when the server gave no advice;
-- `stop_if_retry_after_exceeds(...)` gives up at once when the server asks for longer than the
-  caller is willing to wait, instead of stalling the agent for an hour;
-- `before_sleep_log_outcome(...)` logs each retry: code, class, status and the wait.
+- it retries 429, 5xx and timeouts only, so a 404 or a 400 fails at once instead of burning
+  attempts on a call that cannot succeed unchanged;
+- it waits the server's Retry-After, which agenterr has already parsed (seconds, HTTP dates
+  and `retry-after-ms` alike), and falls back to the backoff given when the server gave no
+  advice;
+- it gives up at once when the server asks for longer than `max_wait`, instead of stalling
+  the agent for an hour (or retrying before the server asked).
+
+`before_sleep_log_outcome(...)` logs each retry: code, class, status and the wait.
 
 Runs offline: the exchange-rate API is an httpx.MockTransport. EUR answers 429 (with
 `retry-after-ms: 200`), then 503, then 200; GBP answers 429 with `Retry-After: 3600`; an
@@ -27,15 +29,10 @@ from collections import Counter, deque
 from typing import Any
 
 import httpx
-from tenacity import retry, stop_after_attempt, wait_exponential, wait_random
+from tenacity import retry, wait_exponential, wait_random
 
 from agenterr import AgentToolError, classified_tool
-from agenterr.integrations.tenacity import (
-    before_sleep_log_outcome,
-    retry_if_transient,
-    stop_if_retry_after_exceeds,
-    wait_retry_after,
-)
+from agenterr.integrations.tenacity import before_sleep_log_outcome, retry_policy
 
 # Scripted answers for EUR; GBP is rate limited for an hour; anything else is unknown.
 EUR_ANSWERS = deque(
@@ -78,11 +75,10 @@ MAX_ADVISED_WAIT = 30.0  # a server asking for an hour should end the retries, n
 
 
 @retry(
-    retry=retry_if_transient(),  # 404, 400, 401 ... fail at once
-    wait=wait_retry_after(backoff, max_wait=MAX_ADVISED_WAIT),
-    stop=stop_after_attempt(4) | stop_if_retry_after_exceeds(MAX_ADVISED_WAIT),
+    # Transient failures only (404, 400, 401 ... fail at once), Retry-After waited, an
+    # advised wait over the limit ends the retries; the last typed error is raised as it is.
+    **retry_policy(max_wait=MAX_ADVISED_WAIT, attempts=4, fallback=backoff),
     before_sleep=before_sleep_log_outcome(log),
-    reraise=True,  # when tenacity stops, raise the typed error rather than RetryError
 )
 @classified_tool(raises=True)  # the value on success, a typed error on failure
 def get_rate(currency: str) -> dict[str, Any]:

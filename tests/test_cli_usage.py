@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -18,6 +19,13 @@ from agenterr._cli import main
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 CLASSIFY_USAGE = "usage: agenterr classify "
+
+
+class _Terminal(io.TextIOWrapper):
+    """A text stream that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
 
 
 def _usage_error(capsys: pytest.CaptureFixture[str], argv: list[str]) -> str:
@@ -89,36 +97,50 @@ def test_missing_body_file_is_named(capsys: pytest.CaptureFixture[str], tmp_path
     ids=["bare", "pretty", "header", "now"],
 )
 def test_classify_without_input_is_a_usage_error(
-    capsys: pytest.CaptureFixture[str], argv: list[str]
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, argv: list[str]
 ) -> None:
-    """Nothing to classify is a mistake (exit 2), not an UNKNOWN outcome (exit 13)."""
+    """Nothing to classify is a mistake (exit 2), not an UNKNOWN outcome (exit 13). (At a
+    terminal: in a pipe, standard input is read as a `curl -i` transcript.)"""
+    monkeypatch.setattr(sys, "stdin", _Terminal(io.BytesIO(b"")))
     err = _usage_error(capsys, ["classify", *argv])
     assert err.startswith(CLASSIFY_USAGE)
     assert "nothing to classify" in err
 
 
+def _interruptible() -> None:
+    """In the child, before it runs Python: SIGINT at its default, whatever the test run
+    inherited. A shell starts a background job with SIGINT ignored, and Python then never
+    installs the handler that turns Ctrl-C into KeyboardInterrupt (as intended: such a job
+    is not meant to be interrupted), so the command under test would not see it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 def test_interrupt_exits_130_without_a_traceback() -> None:
     """Ctrl-C while the stream waits for input: exit 130 and nothing on stderr."""
-    proc = subprocess.Popen(
+    # The with block closes the pipes whatever happens, so a failure here cannot leak them
+    # into an unrelated test as a ResourceWarning.
+    with subprocess.Popen(
         [sys.executable, "-m", "agenterr", "classify", "--jsonl"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-    )
-    assert proc.stdin is not None and proc.stdout is not None
-    watchdog = threading.Timer(60, proc.kill)
-    watchdog.start()
-    try:
-        proc.stdin.write(b'{"status": 503}\n')
-        proc.stdin.flush()
-        assert json.loads(proc.stdout.readline())["code"] == "UNAVAILABLE"  # main() is running
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=60)
-    finally:
-        watchdog.cancel()
-        proc.kill()
-        proc.wait()
+        preexec_fn=_interruptible,  # noqa: PLW1509 (no threads in this test yet)
+    ) as proc:
+        assert proc.stdin is not None and proc.stdout is not None
+        watchdog = threading.Timer(60, proc.kill)
+        watchdog.start()
+        try:
+            proc.stdin.write(b'{"status": 503}\n')
+            proc.stdin.flush()
+            line = proc.stdout.readline()
+            assert json.loads(line)["code"] == "UNAVAILABLE"  # main() is running
+            proc.send_signal(signal.SIGINT)
+            _, err = proc.communicate(timeout=60)
+        finally:
+            watchdog.cancel()
+            proc.kill()
+            proc.wait()
     assert err == b""
     assert proc.returncode == 130
 
@@ -188,24 +210,29 @@ def test_interrupted_vectors_run_stops_the_program_under_test(tmp_path: Path) ->
         "time.sleep(120)\n",
         encoding="utf-8",
     )
-    proc = subprocess.Popen(
+    port_pid = 0
+    with subprocess.Popen(  # the with block closes the pipes, even when the test fails
         [sys.executable, "-m", "agenterr", "vectors", "--command", f"{sys.executable} {port}"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-    )
-    try:
-        for _ in range(600):  # the port is running once it has written its pid
-            if pid_file.exists() and pid_file.read_text(encoding="utf-8"):
-                break
-            proc.poll()
-            assert proc.returncode is None
-            threading.Event().wait(0.05)
-        port_pid = int(pid_file.read_text(encoding="utf-8"))
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=30)
-    finally:
-        proc.kill()
-        proc.wait()
+        preexec_fn=_interruptible,  # noqa: PLW1509 (no threads in this test)
+    ) as proc:
+        try:
+            for _ in range(600):  # the port is running once it has written its pid
+                if pid_file.exists() and pid_file.read_text(encoding="utf-8"):
+                    break
+                proc.poll()
+                assert proc.returncode is None
+                threading.Event().wait(0.05)
+            port_pid = int(pid_file.read_text(encoding="utf-8"))
+            proc.send_signal(signal.SIGINT)
+            _, err = proc.communicate(timeout=30)
+        finally:
+            proc.kill()
+            proc.wait()
+            if port_pid and proc.returncode != 130:  # never leave the port behind
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(port_pid, signal.SIGKILL)
     assert err == b""
     assert proc.returncode == 130
     for _ in range(100):  # reaped by the interrupted run: the pid is gone

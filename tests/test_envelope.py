@@ -1380,6 +1380,53 @@ def test_raises_mode_returns_successes_unchanged() -> None:
         assert echo(value) is value
 
 
+RPC_RESULT = {"jsonrpc": "2.0", "id": 7, "result": {"order": "o-1", "total": 12}}
+
+
+@pytest.mark.parametrize(
+    ("reply", "value"),
+    [
+        (RPC_RESULT, {"order": "o-1", "total": 12}),
+        ({"jsonrpc": "2.0", "id": 1, "result": None}, None),
+        ({"jsonrpc": "2.0", "id": 1, "result": [1, 2], "error": None}, [1, 2]),
+        ({"jsonrpc": "2.0", "id": 1, "result": {"content": [], "isError": False}}, None),
+    ],
+    ids=["object", "null", "error-null", "mcp-result"],
+)
+def test_a_jsonrpc_success_gives_its_result(reply: dict[str, Any], value: object) -> None:
+    """A successful JSON-RPC response is the envelope; the call's value is its result, as a
+    JSON-RPC client returns it, in both modes."""
+
+    @classified_tool(envelopes=True)
+    def call() -> Any:
+        return reply
+
+    @classified_tool(envelopes=True, raises=True)
+    def call_raising() -> Any:
+        return reply
+
+    expected = reply["result"] if value is None else value
+    assert call().ok and call().value == expected
+    assert call_raising() == expected
+
+
+def test_only_a_jsonrpc_response_object_is_unwrapped() -> None:
+    """Text, a batch, another version or a reply without result stay as they are."""
+    values: list[object] = [
+        json.dumps(RPC_RESULT),
+        [RPC_RESULT],
+        {"jsonrpc": "1.0", "result": 1},
+        {"jsonrpc": "2.0", "id": 1, "method": "notify"},
+    ]
+
+    @classified_tool(envelopes=True, raises=True)
+    def echo(value: object) -> object:
+        return value
+
+    for value in values:
+        assert echo(value) is value
+
+
 @pytest.mark.asyncio
 async def test_async_tools() -> None:
     @classified_tool(envelopes=True)

@@ -1,6 +1,7 @@
 """Hints: the reference's outputs, the templates and the schema list (quoting: test_quote)."""
 
 import re
+from typing import Any
 
 import pytest
 
@@ -87,6 +88,34 @@ def test_schema_problems_are_cleaned() -> None:
     assert lines[2] == "- " + "x" * PROBLEM_CAP + TRUNCATED
     assert lines[3] == f"- password={REDACTED}"
     assert len(lines) == 4
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        ["at '/amount': must be an integer", "at '/currency': required"],
+        ("at '/amount': must be an integer", "at '/currency': required"),
+    ],
+    ids=["list", "tuple"],
+)
+def test_schema_invalid_with_one_list_lists_each_item(given: Any) -> None:
+    """``schema_invalid(messages)`` is ``schema_invalid(*messages)``: one bullet per item,
+    not one bullet holding the list's text."""
+    expected = schema_invalid("at '/amount': must be an integer", "at '/currency': required")
+    assert schema_invalid(given) == expected
+    assert expected.llm_hint.splitlines()[1:] == [
+        "- at '/amount': must be an integer",
+        "- at '/currency': required",
+    ]
+    assert schema_invalid([]) == schema_invalid()
+    big = schema_invalid([f"problem {i}" for i in range(50)]).llm_hint.splitlines()
+    assert big[-1] == f"- … and {50 - MAX_PROBLEMS} more"
+
+
+def test_schema_invalid_with_two_lists_quotes_each_list() -> None:
+    """Only a sole list argument is the problems; lists among other problems are problems."""
+    lines = schema_invalid(["a", "b"], "c").llm_hint.splitlines()[1:]
+    assert lines == ['- ["a","b"]', "- c"]
 
 
 def test_schema_invalid_without_problems() -> None:

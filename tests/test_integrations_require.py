@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import importlib
+import re
 import sys
 from collections.abc import Iterator
+from importlib import metadata
 from pathlib import Path
 
 import pytest
 
-from agenterr.integrations._require import require
+from agenterr.integrations._require import REPOSITORY, require
 
 
 @pytest.fixture
@@ -35,20 +37,60 @@ def _package(root: Path, name: str, init: str) -> None:
 )
 def test_a_missing_module_or_parent_names_the_extra(module: str) -> None:
     """The module itself, or a package above it, is not installed: install the extra."""
-    with pytest.raises(ImportError, match=r'pip install "agenterr\[demo\]"') as caught:
+    with pytest.raises(ImportError, match=r'pip install "agenterr\[demo\] @ git\+') as caught:
         require(module, "demo")
     assert type(caught.value) is ImportError
     assert f"{module!r} is not installed" in str(caught.value)
     assert isinstance(caught.value.__cause__, ModuleNotFoundError)
 
 
-def test_the_install_command_works_from_an_index_and_from_a_clone() -> None:
-    """``agenterr[x]`` resolves only from an index; a clone needs ``.[x]``: both are named."""
+def test_the_install_commands_work_without_a_package_index() -> None:
+    """agenterr is not published, so ``pip install "agenterr[x]"`` cannot work: the message
+    names the package the extra pins (on an index), a clone's ``.[x]``, and a git URL."""
     with pytest.raises(ImportError) as caught:
         require("agenterr_probe_absent", "tenacity")
     message = str(caught.value)
-    assert 'pip install "agenterr[tenacity]" (from a package index)' in message
-    assert 'pip install ".[tenacity]" (in a clone of agenterr)' in message
+    pinned = [
+        line.partition(";")[0].strip()
+        for line in metadata.requires("agenterr") or []
+        if "extra == 'tenacity'" in line or 'extra == "tenacity"' in line
+    ]
+    assert pinned and pinned[0].startswith("tenacity")
+    assert f'install it with: pip install "{pinned[0]}", or ' in message
+    assert "agenterr is not on a package index" in message
+    assert 'pip install ".[tenacity]" in a clone of agenterr' in message
+    assert f'pip install "agenterr[tenacity] @ git+{REPOSITORY}"' in message
+    assert 'pip install "agenterr[tenacity]" ' not in message  # the command that cannot work
+
+
+def test_without_metadata_the_message_still_says_how(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run from a source tree that was never installed: no pins to name, the rest stands."""
+
+    def missing(name: str) -> list[str]:
+        raise metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(metadata, "requires", missing)
+    with pytest.raises(ImportError) as caught:
+        require("agenterr_probe_absent", "stamina")
+    assert str(caught.value) == (
+        "'agenterr_probe_absent' is not installed; install agenterr with its 'stamina' extra "
+        '(agenterr is not on a package index): pip install ".[stamina]" in a clone of '
+        f'agenterr, or pip install "agenterr[stamina] @ git+{REPOSITORY}"'
+    )
+
+
+def test_the_readme_installs_as_the_error_says() -> None:
+    """The README gives the same honest commands, with the same repository placeholder,
+    and never a bare ``pip install agenterr`` as if it were published."""
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    text = " ".join(readme.split())
+    assert f'pip install "agenterr[tenacity] @ git+{REPOSITORY}"' in text
+    assert 'pip install ".[tenacity]"' in text
+    assert "agenterr is not published on a package index yet" in text
+    commands = re.findall(r'pip install "?agenterr[^\s`]*(?: @ \S+)?', text)
+    assert commands, "the README says how to install from the git repository"
+    for command in commands:  # `pip install agenterr` only where it says it finds nothing
+        assert "@ git+" in command or f"{command}` finds nothing" in text, command
 
 
 def test_a_blocked_module_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:

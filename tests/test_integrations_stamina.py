@@ -31,7 +31,7 @@ from agenterr import (
     classified_tool,
     error_for,
 )
-from agenterr.integrations.stamina import retry_on_transient
+from agenterr.integrations.stamina import retry_on_transient, retry_policy
 
 EXAMPLE = Path(__file__).parent.parent / "examples" / "stamina_retry.py"
 
@@ -353,3 +353,65 @@ def test_example_waits_the_retry_after_and_refuses_the_rest() -> None:
     ]
     assert lines[15].startswith("  hint: The API could not find what this call refers to")
     assert lines[16:] == ["  HTTP requests for XYZ: 1"]
+
+
+# --- retry_policy: the whole policy in one call ------------------------------------------
+
+
+@pytest.mark.parametrize("advised_ms", [0, 20, 50, 51, 3_600_000])
+def test_retry_policy_never_retries_before_the_server_asked(
+    waits: list[float], advised_ms: int
+) -> None:
+    """A Retry-After within the limit is stamina's wait, exactly; over it, the failure is
+    raised on the first attempt with its retry_after: never a retry earlier than asked."""
+    script = Script(typed(429, {"retry-after-ms": str(advised_ms)}), 1)
+
+    @stamina.retry(**retry_policy(max_wait=timedelta(milliseconds=50)))
+    def call() -> Any:
+        return script()
+
+    if advised_ms <= 50:
+        assert call() == 1
+        assert waits == pytest.approx([advised_ms / 1000], abs=1e-9)
+    else:
+        with pytest.raises(TransientToolError) as raised:
+            call()
+        assert raised.value.retry_after == pytest.approx(advised_ms / 1000)
+        assert waits == []
+
+
+def test_retry_policy_retries_transient_failures_only(waits: list[float]) -> None:
+    for error in (typed(404), typed(401), ValueError("bug")):
+        script = Script(error, 1)
+        with pytest.raises(type(error)):
+            stamina.retry(**retry_policy())(script)()
+        assert script.calls == 1
+    assert waits == []
+
+
+def test_retry_policy_attempts_and_retry_context(waits: list[float]) -> None:
+    """``attempts`` bounds the tries; the same policy drives ``retry_context``."""
+    script = Script(*[typed(503, {"retry-after-ms": "1"})] * 3, 1)
+    with pytest.raises(TransientToolError):
+        for attempt in stamina.retry_context(**retry_policy(max_wait=1, attempts=3)):
+            with attempt:
+                script()
+    assert script.calls == 3
+    assert waits == pytest.approx([0.001, 0.001], abs=1e-9)
+
+
+def test_retry_policy_fills_in_on_attempts_and_timeout() -> None:
+    policy = retry_policy(max_wait=30, attempts=3, timeout=None)
+    assert set(policy) == {"on", "attempts", "timeout"}
+    assert (policy["attempts"], policy["timeout"]) == (3, None)
+    assert policy["on"](typed(429, {"Retry-After": "31"})) is False
+    assert policy["on"](typed(429, {"Retry-After": "30"})) == 30
+    assert retry_policy()["timeout"] == 45.0  # stamina's own default
+
+
+@pytest.mark.parametrize(
+    "kwargs", [{"attempts": 0}, {"attempts": 1.5}, {"attempts": False}, {"max_wait": -1}]
+)
+def test_retry_policy_arguments_are_checked(kwargs: dict[str, Any]) -> None:
+    with pytest.raises(ValueError, match=r"attempts|max_wait"):
+        retry_policy(**kwargs)

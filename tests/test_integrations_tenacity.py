@@ -46,6 +46,7 @@ from agenterr.integrations.tenacity import (
     retry_if_class,
     retry_if_code,
     retry_if_transient,
+    retry_policy,
     stop_if_retry_after_exceeds,
     wait_retry_after,
 )
@@ -698,3 +699,79 @@ def test_example_retries_waits_refuses_and_logs() -> None:
     ]
     assert xyz[3].startswith("  hint: The API could not find what this call refers to (HTTP 404).")
     assert xyz[4:] == ["  HTTP requests for XYZ: 1"]
+
+
+# --- retry_policy: the whole policy in one call ------------------------------------------
+
+
+@pytest.mark.parametrize("advised", [0, 1, 7, 29.5, 30, 31, 3600])
+def test_retry_policy_never_retries_before_the_server_asked(advised: float) -> None:
+    """A Retry-After within the limit is waited exactly; over it, the failure is raised at
+    once, its retry_after intact: never a retry earlier than the server asked."""
+    sleeps: list[float] = []
+    script = Script(typed(429, f"{advised:g}"), "ok")
+    call = retry(**retry_policy(max_wait=30), sleep=sleeps.append)(script)
+    if advised <= 30:
+        assert call() == "ok"
+        assert sleeps == [advised]
+    else:
+        with pytest.raises(TransientToolError) as raised:
+            call()
+        assert raised.value.retry_after == advised
+        assert sleeps == []
+    assert script.calls == (2 if advised <= 30 else 1)
+
+
+def test_retry_policy_retries_transient_failures_only() -> None:
+    """A 404, a 401 or a bug is raised on the first attempt, as it is (no RetryError)."""
+    for error in (typed(404), typed(401), ValueError("bug")):
+        sleeps: list[float] = []
+        script = Script(error, "ok")
+        with pytest.raises(type(error)):
+            retry(**retry_policy(), sleep=sleeps.append)(script)()
+        assert (script.calls, sleeps) == (1, [])
+
+
+def test_retry_policy_backs_off_within_the_limit_and_stops_after_attempts() -> None:
+    """Without a Retry-After the fallback is waited, cut to max_wait; the attempts-th
+    failure is raised as it is."""
+    sleeps: list[float] = []
+    script = Script(typed(503), failure(503), http_error(502), typed(504))
+    policy = retry_policy(max_wait=timedelta(seconds=2), attempts=4, fallback=wait_fixed(5))
+    with pytest.raises(TransientToolError):
+        Retrying(**policy, sleep=sleeps.append)(script)
+    assert sleeps == [2.0, 2.0, 2.0]
+    assert script.calls == 4
+
+
+def test_retry_policy_default_fallback_and_limit() -> None:
+    sleeps: list[float] = []
+    script = Script(typed(503), typed(429, "60"), typed(429, "61"))
+    with pytest.raises(TransientToolError) as raised:
+        retry(**retry_policy(), sleep=sleeps.append)(script)()
+    assert raised.value.retry_after == 61
+    assert len(sleeps) == 2 and 0 <= sleeps[0] <= 60 and sleeps[1] == 60
+
+
+@pytest.mark.asyncio
+async def test_retry_policy_async() -> None:
+    sleeps = AsyncSleeps()
+    script, call = async_script(http_error(429, {"Retry-After": "3"}), "ok")
+    assert await AsyncRetrying(**retry_policy(max_wait=5), sleep=sleeps)(call) == "ok"
+    assert sleeps == [3.0] and script.calls == 2
+
+
+def test_retry_policy_fills_in_retry_wait_stop_and_reraise() -> None:
+    policy = retry_policy(max_wait=30, attempts=3)
+    assert set(policy) == {"retry", "wait", "stop", "reraise"}
+    assert policy["reraise"] is True
+    assert repr(policy["retry"]) == "retry_if_transient()"
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"attempts": 0}, {"attempts": 2.5}, {"attempts": True}, {"max_wait": -1}],
+)
+def test_retry_policy_arguments_are_checked(kwargs: dict[str, Any]) -> None:
+    with pytest.raises(ValueError, match=r"attempts|max_wait"):
+        retry_policy(**kwargs)

@@ -60,6 +60,8 @@ def test_every_python_block_is_valid_python() -> None:
     [
         (200, {}, "done"),
         (429, {"Retry-After": "3"}, "sleep 3.0"),
+        (429, {"Retry-After": "0"}, "sleep 0.0"),  # "retry now" is advice, not its absence
+        (503, {"Retry-After": "Sun, 06 Nov 1994 08:49:37 GMT"}, "sleep 0.0"),  # a past date
         (503, {}, "sleep backoff"),
         (404, {}, "hint"),
         (401, {}, "escalate"),
@@ -134,3 +136,72 @@ def test_decorator_example_hint_names_the_bad_argument(monkeypatch: pytest.Monke
     assert requests == []
     assert "unexpected argument 'town'" in namespace["reply"]
     assert "city (required), days" in namespace["reply"]
+
+
+@pytest.mark.parametrize("advised", [0, 7, 30, 31, 3600])
+def test_decorator_example_never_retries_before_the_server_asked(
+    monkeypatch: pytest.MonkeyPatch, advised: int
+) -> None:
+    """The first tenacity example: a Retry-After within its limit is waited exactly; a
+    longer one (an hour) ends the retries at once instead of retrying after the limit."""
+    namespace, waits, requests = _run_decorator_example(
+        monkeypatch,
+        [
+            httpx.Response(429, headers={"Retry-After": str(advised)}),
+            httpx.Response(200, json={"city": "Paris", "high": 21}),
+        ],
+        {"city": "Paris"},
+    )
+    outcome = namespace["outcome"]
+    if advised <= 30:
+        assert waits == [float(advised)] and len(requests) == 2 and outcome.ok
+    else:
+        assert waits == [] and len(requests) == 1
+        assert outcome.code is agenterr.Code.RATE_LIMITED and outcome.retry_after == advised
+
+
+@pytest.mark.parametrize("advised", [7, 31, 3600])
+def test_tenacity_section_example_never_retries_before_the_server_asked(
+    monkeypatch: pytest.MonkeyPatch, advised: int
+) -> None:
+    """The tenacity section's example, run: the same guarantee, with its logging hook."""
+    block = block_with("**retry_policy(max_wait=30),  # transient only")
+    answers = [
+        httpx.Response(429, headers={"Retry-After": str(advised)}),
+        httpx.Response(200, json={"high": 21}),
+    ]
+
+    def get(url: str, **kwargs: Any) -> httpx.Response:
+        transport = httpx.MockTransport(lambda request: answers.pop(0))
+        with httpx.Client(transport=transport) as client:
+            return client.get(url, **kwargs)
+
+    waits: list[float] = []
+    monkeypatch.setattr(httpx, "get", get)
+    monkeypatch.setattr(tenacity, "retry", functools.partial(tenacity.retry, sleep=waits.append))
+    namespace: dict[str, Any] = {"__name__": "readme"}
+    exec(block, namespace)
+    if advised <= 30:
+        assert namespace["get_forecast"]("Paris") == {"high": 21}
+        assert waits == [float(advised)]
+    else:
+        with pytest.raises(httpx.HTTPStatusError):
+            namespace["get_forecast"]("Paris")
+        assert waits == [] and len(answers) == 1
+
+
+def test_the_one_line_policies_are_what_the_readme_and_examples_use() -> None:
+    """No README block or example combines the strategies by hand: a wait limit written
+    without its stop (or the other way round) retries before the server asked."""
+    examples = Path(__file__).parent.parent / "examples"
+    texts = {"README.md": "\n".join(code_blocks())} | {
+        path.name: path.read_text(encoding="utf-8") for path in examples.glob("*.py")
+    }
+    for name, text in texts.items():
+        assert "wait_retry_after(" not in text, name
+        assert "stop_if_retry_after_exceeds(" not in text, name
+        assert "retry_if_exception_type(TransientToolError)" not in text, name
+        if "tenacity" in text and "retry(" in text:
+            assert "retry_policy(" in text, name
+        if "stamina.retry" in text:
+            assert "retry_policy(" in text, name

@@ -2,7 +2,7 @@
 
 One module per ecosystem. ``import agenterr`` never imports any of them; each one imports
 its package when it is itself imported, and a missing package is reported by an
-:class:`ImportError` naming the extra to install: ``pip install "agenterr[<extra>]"`` from
-an index, ``pip install ".[<extra>]"`` in a clone.
+:class:`ImportError` saying how to install it: the package its extra pins, or agenterr
+with the extra (``pip install ".[<extra>]"`` in a clone; agenterr is not on a package index).
 Nothing here retries, sleeps, queues or persists: the engine does that.
 """

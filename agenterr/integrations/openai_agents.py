@@ -18,8 +18,8 @@ in raises mode, or adapt an Outcome-mode tool with :func:`unwrap_outcome`::
 
     agent = Agent(name="support", tools=[get_order])
 
-Install with ``pip install "agenterr[openai-agents]"`` from an index, or
-``pip install ".[openai-agents]"`` in a clone.
+Install with ``pip install ".[openai-agents]"`` in a clone of agenterr (it is not on a
+package index).
 """
 
 from __future__ import annotations

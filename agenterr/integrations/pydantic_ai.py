@@ -19,8 +19,8 @@ retry or escalate::
     @classified_tool
     def get_order(order_id: str) -> dict: ...
 
-Install with ``pip install "agenterr[pydantic-ai]"`` from an index, or
-``pip install ".[pydantic-ai]"`` in a clone.
+Install with ``pip install ".[pydantic-ai]"`` in a clone of agenterr (it is not on a
+package index).
 """
 
 from __future__ import annotations

@@ -4,16 +4,18 @@
 
     import stamina
     from agenterr import classified_tool
-    from agenterr.integrations.stamina import retry_on_transient
+    from agenterr.integrations.stamina import retry_policy
 
-    @stamina.retry(on=retry_on_transient, attempts=5)
+    @stamina.retry(**retry_policy(max_wait=30))  # transient only; Retry-After over 30 s: stop
     @classified_tool(raises=True)
     def get_rate(currency: str) -> dict: ...
 
-    # or, with a different limit on the server's Retry-After:
-    for attempt in stamina.retry_context(on=retry_on_transient(max_wait=10)):
+    # the same policy around a block:
+    for attempt in stamina.retry_context(**retry_policy(max_wait=10)):
         with attempt:
             ...
+
+    # or the hook alone: stamina.retry(on=retry_on_transient, attempts=5)
 
 The hook reads a raised :class:`~agenterr.AgentToolError` by its outcome, and any other
 exception that is an HTTP or network failure (httpx, requests, aiohttp, the OpenAI and
@@ -27,14 +29,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import timedelta
-from typing import overload
+from typing import TypedDict, overload
 
 from .._adapter import exception_outcome
 from ._require import require
 
 require("stamina", "stamina")
 
-__all__ = ["retry_on_transient"]
+__all__ = ["RetryPolicy", "retry_on_transient", "retry_policy"]
 
 
 def _decide(exc: BaseException, max_wait: float | None) -> bool | float:
@@ -82,3 +84,36 @@ def retry_on_transient(
 
     hook.__name__ = hook.__qualname__ = f"retry_on_transient(max_wait={limit!r})"
     return hook
+
+
+class RetryPolicy(TypedDict):
+    """The keyword arguments of ``stamina.retry`` and ``stamina.retry_context`` that
+    :func:`retry_policy` fills in."""
+
+    on: Callable[[Exception], bool | float]
+    attempts: int
+    timeout: float | timedelta | None
+
+
+def retry_policy(
+    *,
+    max_wait: float | timedelta = 60.0,
+    attempts: int = 5,
+    timeout: float | timedelta | None = 45.0,
+) -> RetryPolicy:
+    """The whole retry policy for stamina, with one limit: ``@stamina.retry(**retry_policy())``.
+
+    Only transient failures are retried; the server's Retry-After is waited exactly, never
+    less, and one longer than ``max_wait`` (seconds or a timedelta) is not waited at all:
+    the failure propagates at once, its ``retry_after`` intact (:func:`retry_on_transient`).
+    Without a Retry-After, stamina's own backoff applies. ``attempts`` and ``timeout`` (all
+    retries together, stamina's default; ``None`` for none) are stamina's. Add other
+    arguments beside it: ``@stamina.retry(**retry_policy(max_wait=30), wait_initial=0.5)``.
+    """
+    if isinstance(attempts, bool) or not isinstance(attempts, int) or attempts < 1:
+        raise ValueError(f"attempts must be a positive integer, got {attempts!r}")
+    return {
+        "on": retry_on_transient(max_wait=max_wait),
+        "attempts": attempts,
+        "timeout": timeout,
+    }

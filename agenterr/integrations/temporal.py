@@ -18,8 +18,8 @@ workflow once the retries are over::
         response.raise_for_status()  # 429 -> retried after Retry-After, 404 -> not retried
         return response.json()
 
-Install with ``pip install "agenterr[temporal]"`` from an index, or
-``pip install ".[temporal]"`` in a clone.
+Install with ``pip install ".[temporal]"`` in a clone of agenterr (it is not on a package
+index).
 """
 
 from __future__ import annotations

@@ -3,22 +3,26 @@
 ::
 
     import logging
-    from tenacity import retry, stop_after_attempt
+    from tenacity import retry
     from agenterr import classified_tool
-    from agenterr.integrations.tenacity import (
-        before_sleep_log_outcome, retry_if_transient, stop_if_retry_after_exceeds,
-        wait_retry_after,
+    from agenterr.integrations.tenacity import before_sleep_log_outcome, retry_policy
+
+    @retry(
+        **retry_policy(max_wait=30),  # transient only; Retry-After waited, over 30 s: stop
+        before_sleep=before_sleep_log_outcome(logging.getLogger(__name__)),
     )
+    @classified_tool(raises=True)
+    def get_rate(currency: str) -> dict: ...
+
+:func:`retry_policy` is the whole policy in one call; it is made of the strategies below,
+which can also be combined by hand::
 
     @retry(
         retry=retry_if_transient(),             # 429, 5xx, timeouts; never a 400 or a 401
         wait=wait_retry_after(max_wait=30),     # the server's Retry-After, else backoff
-        stop=stop_after_attempt(5) | stop_if_retry_after_exceeds(30),
-        before_sleep=before_sleep_log_outcome(logging.getLogger(__name__)),
+        stop=stop_after_attempt(5) | stop_if_retry_after_exceeds(30),  # the same limit
         reraise=True,
     )
-    @classified_tool(raises=True)
-    def get_rate(currency: str) -> dict: ...
 
 Every strategy reads the same classification of the attempt that just ended:
 
@@ -45,7 +49,7 @@ import contextlib
 import logging
 from collections.abc import Callable, Iterable
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
 from .. import Class, Code, Outcome
 from .._adapter import exception_outcome, result_outcome
@@ -55,17 +59,19 @@ require("tenacity", "tenacity")
 
 from tenacity import RetryCallState  # noqa: E402
 from tenacity.retry import retry_base  # noqa: E402
-from tenacity.stop import stop_base  # noqa: E402
+from tenacity.stop import stop_after_attempt, stop_base  # noqa: E402
 from tenacity.wait import WaitBaseT, wait_base, wait_exponential_jitter  # noqa: E402
 
 if TYPE_CHECKING:
     from tenacity import Future
 
 __all__ = [
+    "RetryPolicy",
     "before_sleep_log_outcome",
     "retry_if_class",
     "retry_if_code",
     "retry_if_transient",
+    "retry_policy",
     "stop_if_retry_after_exceeds",
     "wait_retry_after",
 ]
@@ -201,6 +207,51 @@ def stop_if_retry_after_exceeds(max_wait: float | timedelta) -> stop_base:
     caller can reschedule the call or tell the user when to come back.
     """
     return _StopIfRetryAfterExceeds(_seconds(max_wait, "max_wait"))
+
+
+# --- the whole policy ------------------------------------------------------------------------
+
+
+class RetryPolicy(TypedDict):
+    """The keyword arguments of ``tenacity.retry``, ``Retrying`` and ``AsyncRetrying`` that
+    :func:`retry_policy` fills in."""
+
+    retry: retry_base
+    wait: wait_base
+    stop: stop_base
+    reraise: bool
+
+
+def retry_policy(
+    *,
+    max_wait: float | timedelta = 60.0,
+    attempts: int = 5,
+    fallback: WaitBaseT | None = None,
+) -> RetryPolicy:
+    """The whole retry policy for tenacity, with one limit: ``@retry(**retry_policy())``.
+
+    - only transient failures are retried (:func:`retry_if_transient`): a 400, 401 or 404
+      is raised at once;
+    - the server's Retry-After is waited exactly, never less; without one, ``fallback``
+      (any tenacity wait, default ``wait_exponential_jitter()``) is waited, at most
+      ``max_wait`` seconds (:func:`wait_retry_after`);
+    - a Retry-After longer than ``max_wait`` (seconds or a timedelta) stops the retries at
+      once (:func:`stop_if_retry_after_exceeds`), as does the ``attempts``-th failure;
+    - the last failure is raised as it is (``reraise=True``), its ``retry_after`` intact.
+
+    Works with ``@retry(**retry_policy(...))`` on sync and async functions, and with
+    ``Retrying(**retry_policy(...))`` and ``AsyncRetrying(**retry_policy(...))``; add other
+    arguments beside it: ``@retry(**retry_policy(max_wait=30), before_sleep=...)``.
+    """
+    if isinstance(attempts, bool) or not isinstance(attempts, int) or attempts < 1:
+        raise ValueError(f"attempts must be a positive integer, got {attempts!r}")
+    limit = _seconds(max_wait, "max_wait")
+    return {
+        "retry": retry_if_transient(),
+        "wait": wait_retry_after(fallback, max_wait=limit),
+        "stop": stop_after_attempt(attempts) | stop_if_retry_after_exceeds(limit),
+        "reraise": True,
+    }
 
 
 # --- before_sleep ---------------------------------------------------------------------------

@@ -20,7 +20,8 @@ def react(out: Outcome[dict[str, int]]) -> str:
         return "done"
     assert_type(out.code, Code)
     if out.code.retryable:
-        return f"retry {out.code.value} after {out.retry_after or 1.0:g}s"
+        wait = 1.0 if out.retry_after is None else out.retry_after
+        return f"retry {out.code.value} after {wait:g}s"
     if out.code.class_ is Class.SELF_CORRECTABLE:
         return out.llm_hint
     if out.code.class_ is Class.AUTH:
@@ -33,7 +34,8 @@ def react_by_class(out: Outcome[None]) -> str:
     if out.ok:
         return "done"
     if out.retryable:
-        return f"retry after {out.retry_after or 1.0:g}s"
+        wait = 1.0 if out.retry_after is None else out.retry_after
+        return f"retry after {wait:g}s"
     if out.class_ is None:
         return "done"
     assert_type(out.class_, Class)
