@@ -41,6 +41,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import random
 import re
 import socket
@@ -720,8 +721,11 @@ def local_model(path: Path) -> Model:
     params.model.path = str(path)
     params.n_ctx = 8192
     params.n_parallel = 1
-    params.cpuparams.n_threads = 2
-    params.cpuparams_batch.n_threads = 2
+    # One thread by default: on a shared 2-core machine, a second thread spends its time
+    # waiting for the first at every barrier. Greedy output does not depend on the count.
+    threads = int(os.environ.get("HINT_EVAL_THREADS", "1"))
+    params.cpuparams.n_threads = threads
+    params.cpuparams_batch.n_threads = threads
     params.verbosity = -1
     params.warmup = False
     # Draft tokens from n-grams already in the context: a retried call copies its arguments,

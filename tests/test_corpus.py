@@ -254,3 +254,43 @@ def test_holdout_b_misses_are_the_scored_ones() -> None:
     }
     assert wrong_class == _scored_misses("Wrong class")
     assert wrong_code == _scored_misses("Right class, another code")
+
+
+# --- issue 21's sets: held-out set C (sealed) and the success corpus --------------------------
+
+HOLDOUT_C = _load("sealed/holdout_c.json")
+"""Transcribed blind for issue 21, from providers in no other file. Sealed: only its form is
+checked here; it is scored once, when issue 21's rules are final, and never used to tune."""
+SUCCESSES = _load("success/success_a.json")
+"""Documented successful 2xx responses, most of them shaped like failures (issue 21)."""
+
+
+def test_holdout_c_form_and_breadth() -> None:
+    """At least 150 failures from 50 providers in no earlier file, 40 inside 2xx bodies and 25
+    relayed transport texts; each with a source and a class that matches its code."""
+    assert len(HOLDOUT_C) >= 150
+    providers = {organisation(e["provider"]) for e in HOLDOUT_C}
+    assert len(providers) >= 50
+    assert not providers & (PROVIDERS | HOLDOUT_PROVIDERS | HOLDOUT_B_PROVIDERS)
+    inside_2xx = [e for e in HOLDOUT_C if e["kind"] == "http" and succeeded(e["response"]["status"])]
+    assert len(inside_2xx) >= 40
+    assert len([e for e in HOLDOUT_C if e["kind"] == "transport"]) >= 25
+    ids = [e["id"] for e in HOLDOUT_C]
+    assert len(ids) == len(set(ids)) and not set(ids) & {e["id"] for e in ENTRIES + HOLDOUT_B}
+    for entry in HOLDOUT_C:
+        assert _ID.match(entry["id"]) and entry["source"].startswith("http"), entry["id"]
+        assert Code(entry["expected"]["code"]).class_ is Class(entry["expected"]["class"])
+        if entry["kind"] == "transport":
+            assert entry["transport"]["text"] and entry["transport"]["runtime"]
+        else:
+            assert isinstance(entry["response"]["body"], str), entry["id"]
+
+
+def test_success_corpus_form_and_breadth() -> None:
+    """At least 300 documented 2xx successes from 80 providers, at least half of them tricky."""
+    assert len(SUCCESSES) >= 300
+    assert len({e["provider"] for e in SUCCESSES}) >= 80
+    assert sum(bool(e["tricky"]) for e in SUCCESSES) * 2 >= len(SUCCESSES)
+    for entry in SUCCESSES:
+        assert succeeded(entry["response"]["status"]) and entry["source"].startswith("http")
+        assert isinstance(entry["response"]["body"], str), entry["id"]
