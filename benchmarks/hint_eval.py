@@ -971,6 +971,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--limit", type=int, default=0, help="first N cases only (a smoke run)")
     parser.add_argument("--classes", default="", help="only cases of these documented classes")
     parser.add_argument("--only-split-cases", default="", help="a comma-separated id prefix list")
+    parser.add_argument(
+        "--plan",
+        default="",
+        help="which variants under which prompt, e.g. 'assistant=raw_body,model_text;"
+        "ops_agent=model_text' (overrides --prompt and --variants)",
+    )
+    parser.add_argument(
+        "--missing", action="store_true", help="count the decisions not asked yet, and stop"
+    )
     parser.add_argument("--out", type=Path, default=HERE / "hint_eval")
     args = parser.parse_args(argv)
 
@@ -983,8 +992,24 @@ def main(argv: list[str] | None = None) -> None:
         cases = cases[: args.limit]
     prompts = tuple(SYSTEM_PROMPTS) if args.prompt == "both" else (args.prompt,)
     variants = tuple(v for v in args.variants.split(",") if v)
-    model = local_model(args.model) if args.model.exists() else None
-    decisions = run(model, cases, prompts, variants, progress=lambda s: print(s, file=sys.stderr))
+    plan = _plan(args.plan) if args.plan else dict.fromkeys(prompts, variants)
+    if args.missing:
+        cache = _load_cache(CACHE)
+        for prompt, chosen in plan.items():
+            for variant in chosen:
+                missing = sum(
+                    _key(conversation(c, SYSTEM_PROMPTS[prompt], renderings(c)[variant]))
+                    not in cache
+                    for c in cases
+                )
+                print(f"{prompt} {variant}: {missing} of {len(cases)} not asked yet")
+        return
+    model = _lazy(local_model, args.model) if args.model.exists() else None
+    decisions = [
+        d
+        for prompt, chosen in plan.items()
+        for d in run(model, cases, (prompt,), chosen, progress=lambda s: print(s, file=sys.stderr))
+    ]
     table = summarise(decisions)
     meta = {
         "model": "Qwen2.5-Coder-1.5B-Instruct Q4_K_M (llama.cpp via xllamacpp, greedy)",
@@ -1003,6 +1028,29 @@ def main(argv: list[str] | None = None) -> None:
     )
     chart(table, args.out.with_suffix(".png"))
     print(markdown(table, meta))
+
+
+def _plan(text: str) -> dict[str, tuple[str, ...]]:
+    plan: dict[str, tuple[str, ...]] = {}
+    for part in text.split(";"):
+        prompt, _, variants = part.partition("=")
+        chosen = tuple(v for v in variants.split(",") if v)
+        if prompt not in SYSTEM_PROMPTS or not set(chosen) <= set(VARIANTS):
+            raise SystemExit(f"--plan: unknown prompt or variant in {part!r}")
+        plan[prompt] = chosen
+    return plan
+
+
+def _lazy(factory: Callable[[Path], Model], path: Path) -> Model:
+    """The model, loaded on its first question (a fully cached run never loads it)."""
+    loaded: list[Model] = []
+
+    def ask(request: dict[str, Any]) -> dict[str, Any]:
+        if not loaded:
+            loaded.append(factory(path))
+        return loaded[0](request)
+
+    return ask
 
 
 def iter_failures(decisions: list[Decision], variant: str) -> Iterator[Decision]:

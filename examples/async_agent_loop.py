@@ -7,8 +7,8 @@ raises, it returns an Outcome, and the loop reacts by class:
 
 - transient (429, 5xx, timeout): retry the identical call, sleeping for the server's
   Retry-After when it gave one; the model never hears about it unless retries run out;
-- self-correctable (bad arguments, unknown id): hand the model the `llm_hint` so it fixes
-  its arguments; the hint says what was wrong;
+- self-correctable (bad arguments, unknown id): hand the model `tool_result_text` so it
+  fixes its arguments; the text says what was wrong;
 - auth and unknown: escalate to a human; the model is told not to rewrite the call.
 
 The tool calls of one model turn run concurrently with `asyncio.gather`.
@@ -30,7 +30,7 @@ from typing import Any
 
 import httpx
 
-from agenterr import Class, Outcome, classified_tool, schema_invalid
+from agenterr import Class, Outcome, classified_tool, schema_invalid, tool_result_text
 
 Message = dict[str, Any]
 MAX_ATTEMPTS = 4
@@ -205,14 +205,14 @@ async def run_agent(
                 content = json.dumps(outcome.value)
                 print(f"    {call.id} ok: {content}")
             elif outcome.class_ is Class.SELF_CORRECTABLE:
-                content = outcome.llm_hint  # the model fixes its arguments from this
-                print(f"    {call.id} re-prompt the model with the hint: {content!r}")
+                content = tool_result_text(outcome)  # the model fixes its arguments
+                print(f"    {call.id} re-prompt the model with: {content!r}")
             elif outcome.class_ is Class.TRANSIENT:
-                content = outcome.llm_hint  # retries ran out: says "leave the arguments alone"
+                content = tool_result_text(outcome)  # "leave the arguments alone"
                 print(f"    {call.id} still unavailable after {MAX_ATTEMPTS} attempts: {outcome}")
             else:  # AUTH or INDETERMINATE: a human has to act
                 escalated.append(f"{call.id} {call.name}: {outcome}")
-                content = outcome.llm_hint  # tells the model not to rewrite the call
+                content = tool_result_text(outcome)  # "stop: a human must act"
                 print(f"    {call.id} ESCALATED to a human: {outcome}")
             messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
     raise RuntimeError("the model did not finish")

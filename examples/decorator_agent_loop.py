@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 from tenacity import retry, wait_exponential
 
-from agenterr import Class, Outcome, classified_tool
+from agenterr import Class, Outcome, classified_tool, tool_result_text
 from agenterr.integrations.tenacity import retry_policy
 
 calls = {"n": 0}
@@ -66,7 +66,8 @@ def run_tool_call(name: str, arguments: dict[str, Any]) -> str:
     if outcome.ok:
         return json.dumps(outcome.value)
     if outcome.class_ is Class.SELF_CORRECTABLE:
-        return outcome.llm_hint  # goes back to the model, which fixes its arguments
+        # goes back to the model, which fixes its arguments
+        return tool_result_text(outcome)
     if outcome.class_ is Class.TRANSIENT:
         return f"(still failing after retries: {outcome}; try again later)"
     return f"(escalated to a human: {outcome.code})"  # AUTH or INDETERMINATE

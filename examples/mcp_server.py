@@ -81,7 +81,8 @@ def show(result: CallToolResult) -> Outcome[Any]:
     """Print a result as the client receives it, and what the client makes of it."""
     print(f" is_error={result.is_error}")
     if result.is_error:
-        print(f"  text: {' '.join(text_of(result.content).split())}")  # on one line
+        text = text_of(result.content)  # what the model reads: agenterr.tool_result_text
+        print("  text: " + text.replace("\n", "\n        "))
     print(f"  structured: {json.dumps(result.structured_content)}")
     outcome = from_call_tool_result(result)
     print(f"  client reads: {outcome} -> {reaction(outcome)}")

@@ -24,7 +24,7 @@ def react(outcome: agenterr.Outcome[object]) -> str:
         wait = f"{outcome.retry_after:g}s" if outcome.retry_after is not None else "backoff"
         return f"retry unchanged after {wait}"
     if outcome.class_ is Class.SELF_CORRECTABLE:
-        return f"re-prompt the model: {outcome.llm_hint}"
+        return "re-prompt the model with:\n" + agenterr.tool_result_text(outcome)
     return f"escalate ({outcome.code})"
 
 

@@ -26,6 +26,7 @@ from openai.types.responses.response_input_param import FunctionCallOutput
 from pydantic import TypeAdapter
 
 import agenterr
+from agenterr._hints import split_quote
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 
@@ -91,11 +92,12 @@ def test_async_agent_loop_branches_on_outcome() -> None:
     assert '    c2 ok: {"city": "Oslo", "temp_c": 4}' in lines
     # Self-correctable: the model got the hints, and its next turn fixes exactly those calls.
     (c1,) = (line for line in lines if line.startswith("    c1 "))
-    assert c1.startswith("    c1 re-prompt the model with the hint: ")
+    assert c1.startswith('    c1 re-prompt the model with: "FIX YOUR ARGUMENTS: they do not match')
     assert "unexpected argument 'town'" in c1
     assert "expected parameters: city (required)" in c1
     (c3,) = (line for line in lines if line.startswith("    c3 "))
-    assert c3.startswith("    c3 re-prompt the model with the hint: 'The API could not find")
+    assert c3.startswith("    c3 re-prompt the model with: 'FIX YOUR ARGUMENTS: a value you sent")
+    assert "Why: The API could not find" in c3
     assert "look the real value up" in c3
     assert (
         "turn 2: model calls c5 get_weather{'city': 'Paris'}, c6 find_orders{'customer': 'ada'}"
@@ -134,7 +136,8 @@ def _assert_anthropic_tool_result(block: dict[str, Any]) -> None:
 
 
 def test_tool_result_messages_shapes() -> None:
-    """Each message validates against the provider's SDK type; content is value or hint."""
+    """Each message validates against the provider's SDK type; content is value or model
+    text."""
     messages = json.loads(run_example("tool_result_messages.py"))
     assert set(messages) == {"success", "self_correctable", "transient_not_retried", "auth"}
     for by_provider in messages.values():
@@ -155,20 +158,31 @@ def test_tool_result_messages_shapes() -> None:
 
 
 def test_tool_result_messages_content() -> None:
-    """The value as JSON on success; exactly the hint on failure."""
+    """The value as JSON on success; exactly tool_result_text on failure: the directive of
+    the class first, then the hint's reason and the API's quoted words."""
     messages = json.loads(run_example("tool_result_messages.py"))
     success = messages["success"]["anthropic"]
     assert json.loads(success["content"]) == {"order_id": "A-1001", "status": "shipped"}
     assert "is_error" not in success
-    hints = {
+    failures = {
         "self_correctable": agenterr.from_status(422, '{"error":"quantity must be at least 1"}'),
         "transient_not_retried": agenterr.from_status(429, "", headers={"Retry-After": "2"}),
         "auth": agenterr.from_status(401, '{"error":"token expired"}'),
     }
-    for name, outcome in hints.items():
+    directives = {
+        "self_correctable": "FIX YOUR ARGUMENTS:",
+        "transient_not_retried": "RETRY UNCHANGED:",
+        "auth": "CANNOT CONTINUE:",
+    }
+    for name, outcome in failures.items():
         block = messages[name]["anthropic"]
         assert block["is_error"] is True
-        assert block["content"] == outcome.llm_hint
+        text = block["content"]
+        assert text == agenterr.tool_result_text(outcome)
+        assert text.splitlines()[0].startswith(directives[name])
+        guidance, quote = split_quote(outcome.llm_hint)
+        assert f"\nWhy: {guidance}\n" in text
+        assert quote in text
 
 
 # --- mcp_server.py -----------------------------------------------------------------------
@@ -201,13 +215,15 @@ def test_mcp_server_schema_is_the_bare_functions() -> None:
 
 
 def test_mcp_server_failure_is_a_tool_error_with_the_hint() -> None:
-    """The 404 comes back as an is_error result whose text is agenterr's hint."""
+    """The 404 comes back as an is_error result whose text is agenterr's model text."""
     out = run_example("mcp_server.py")
     found, missing = out.split("get_order(o-9999)")
     assert "get_order(o-1001) is_error=False" in found
     assert '  structured: {"id": "o-1001", "status": "shipped", "total_cents": 4200}' in found
     assert missing.startswith(" is_error=True")
-    hint = agenterr.from_response(
-        httpx.Response(404, json={"error": "no order with id o-9999"})
-    ).llm_hint
-    assert f"  text: {hint}" in missing.splitlines()
+    text = agenterr.tool_result_text(
+        agenterr.from_response(httpx.Response(404, json={"error": "no order with id o-9999"}))
+    )
+    assert text.startswith("FIX YOUR ARGUMENTS:")
+    # The example prints the text as the model reads it, its lines indented under "text:".
+    assert "  text: " + text.replace("\n", "\n        ") in missing

@@ -15,9 +15,9 @@ from anthropic.types import MessageParam, ToolResultBlockParam
 from pydantic import TypeAdapter
 
 import agenterr
-from agenterr import Outcome
+from agenterr import Outcome, tool_result_text
+from agenterr._hints import split_quote
 from agenterr.integrations.anthropic import tool_result_block
-from agenterr.integrations.openai import tool_result_text
 
 
 @functools.cache  # building an adapter for the SDK's large unions takes most of a second
@@ -32,8 +32,26 @@ OUTCOMES: dict[str, Outcome[Any]] = {
     "self_correctable": agenterr.from_status(404, '{"error":"no order A-1O01"}'),
     "transient": agenterr.from_status(503, ""),
     "auth": agenterr.from_status(403, '{"error":"missing scope orders:read"}'),
-    "unknown": agenterr.from_error(RuntimeError("boom")),
+    "unknown": agenterr.from_status(302, "moved"),
 }
+
+# The first words of a failure's text, per class (SPEC 6.8).
+DIRECTIVE = {
+    "transient": "RETRY UNCHANGED:",
+    "self_correctable": "FIX YOUR ARGUMENTS:",
+    "auth": "CANNOT CONTINUE:",
+    "indeterminate": "CANNOT CONTINUE:",
+}
+
+
+def assert_failure_text(text: str, outcome: Outcome[Any]) -> None:
+    """``text`` is the model text of the failed ``outcome``: directive, reason, quote."""
+    assert outcome.code is not None
+    assert text == tool_result_text(outcome)
+    assert text.splitlines()[0].startswith(DIRECTIVE[outcome.code.class_.value])
+    guidance, quote = split_quote(outcome.llm_hint)
+    assert f"\nWhy: {guidance}\n" in text
+    assert quote in text
 
 
 @pytest.mark.parametrize("name", OUTCOMES)
@@ -48,7 +66,7 @@ def test_tool_result_block_is_the_sdks_type(name: str) -> None:
 
 @pytest.mark.parametrize("name", OUTCOMES)
 def test_tool_result_block_content(name: str) -> None:
-    """Value or hint as the content; ``is_error`` true on failure, absent on success."""
+    """Value or model text as the content; ``is_error`` true on failure, absent on success."""
     outcome = OUTCOMES[name]
     block = tool_result_block(outcome, "toolu_01")
     expected: dict[str, Any] = {
@@ -58,7 +76,7 @@ def test_tool_result_block_content(name: str) -> None:
     }
     if outcome.failed:
         expected["is_error"] = True
-        assert block["content"] == outcome.llm_hint
+        assert_failure_text(block["content"], outcome)
     assert block == expected
 
 
@@ -111,4 +129,4 @@ def test_messages_client_sends_the_block() -> None:
     (body,) = captured
     assert body["messages"][-1] == {"role": "user", "content": [block]}
     assert body["messages"][-1]["content"][0]["is_error"] is True
-    assert body["messages"][-1]["content"][0]["content"] == failed.llm_hint
+    assert_failure_text(body["messages"][-1]["content"][0]["content"], failed)

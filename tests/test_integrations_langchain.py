@@ -1,4 +1,5 @@
-"""agenterr.integrations.langchain against the real langchain-core: the model reads the hint.
+"""agenterr.integrations.langchain against the real langchain-core: the model reads
+``tool_result_text`` (the directive, the hint's reason, the API's quoted words).
 
 Tools are built and invoked by langchain-core itself (``StructuredTool``, ``tool.invoke``
 with a ``ToolCall``); the end-to-end test drives them from LangChain's
@@ -36,7 +37,9 @@ from agenterr import (
     SelfCorrectableToolError,
     TransientToolError,
     classified_tool,
+    tool_result_text,
 )
+from agenterr._hints import split_quote
 from agenterr.integrations import langchain as lc
 from agenterr.integrations.langchain import (
     AgentToolException,
@@ -57,6 +60,27 @@ FAILURES = {
     Class.AUTH: agenterr.from_status(401, '{"error":"token expired"}'),
     Class.INDETERMINATE: agenterr.from_status(302),
 }
+# The first words of a failure's text, per class (SPEC 6.8).
+DIRECTIVE = {
+    Class.TRANSIENT: "RETRY UNCHANGED:",
+    Class.SELF_CORRECTABLE: "FIX YOUR ARGUMENTS:",
+    Class.AUTH: "CANNOT CONTINUE:",
+    Class.INDETERMINATE: "CANNOT CONTINUE:",
+}
+
+
+def assert_model_text(text: object, outcome: Outcome[Any]) -> None:
+    """``text`` is the model text of the failed ``outcome``: its directive first, then the
+    hint's reason and the API's quoted words."""
+    assert outcome.class_ is not None
+    assert isinstance(text, str)
+    assert text == tool_result_text(outcome)
+    assert text.splitlines()[0].startswith(DIRECTIVE[outcome.class_])
+    guidance, quote = split_quote(outcome.llm_hint)
+    assert f"\nWhy: {guidance}\n" in text
+    assert quote in text
+
+
 EXCEPTIONS = {
     Class.TRANSIENT: (TransientToolException, TransientToolError),
     Class.SELF_CORRECTABLE: (SelfCorrectableToolException, SelfCorrectableToolError),
@@ -183,8 +207,8 @@ def test_tool_exception_is_both_a_tool_exception_and_the_typed_error(class_: Cla
     assert exc.outcome is outcome
     assert exc.llm_hint == outcome.llm_hint
     assert exc.class_ is class_
-    # LangChain's own handle_tool_error=True answers with args[0]: the hint.
-    assert exc.args == (outcome.llm_hint,)
+    # LangChain's own handle_tool_error=True answers with args[0]: the model text.
+    assert exc.args == (agenterr.tool_result_text(outcome),)
     assert str(exc) == str(agenterr.error_for(outcome))
 
 
@@ -216,18 +240,18 @@ def test_tool_exception_needs_a_failure() -> None:
 
 @pytest.mark.parametrize("class_", list(Class), ids=lambda c: c.value)
 def test_handle_tool_error_returns_the_hint(class_: Class) -> None:
-    """Every class, transient included, is answered with its hint."""
+    """Every class, transient included, is answered with its model text."""
     outcome = FAILURES[class_]
-    assert handle_tool_error(tool_exception(outcome)) == outcome.llm_hint
+    assert_model_text(handle_tool_error(tool_exception(outcome)), outcome)
 
 
 def test_handle_tool_error_without_a_hint_gives_the_standard_one() -> None:
     """An outcome built without a hint still tells the model something useful."""
     bare = Outcome(Code.NOT_FOUND, "", None, 404)
-    assert (
-        handle_tool_error(tool_exception(bare))
-        == Outcome.failure(Code.NOT_FOUND, status=404).llm_hint
-    )
+    standard = Outcome.failure(Code.NOT_FOUND, status=404)
+    text = handle_tool_error(tool_exception(bare))
+    assert text == tool_result_text(standard)
+    assert_model_text(text, standard)
 
 
 def test_handle_tool_error_other_tool_exceptions() -> None:
@@ -248,20 +272,22 @@ def test_handle_validation_error_lists_the_problems() -> None:
     hint = handle_validation_error(info.value)
     assert (
         hint
-        == agenterr.schema_invalid(
-            "order_id: Field required",
-            "limit: Input should be a valid integer, unable to parse string as an integer",
-        ).llm_hint
+        == agenterr.tool_result_text(
+            agenterr.schema_invalid(
+                "order_id: Field required",
+                "limit: Input should be a valid integer, unable to parse string as an integer",
+            )
+        )
     )
 
 
 @pytest.mark.parametrize("class_", list(Class), ids=lambda c: c.value)
 def test_tool_message_for_a_failure(class_: Class) -> None:
-    """A failure is an error ToolMessage whose content is the hint."""
+    """A failure is an error ToolMessage whose content is the model text."""
     outcome = FAILURES[class_]
     message = tool_message(outcome, "call-7", name="get_order")
     assert message.status == "error"
-    assert message.content == outcome.llm_hint
+    assert_model_text(message.content, outcome)
     assert message.tool_call_id == "call-7"
     assert message.name == "get_order"
 
@@ -313,10 +339,10 @@ def test_schema_is_the_bare_functions(fn: Any, mode: Any, parse_docstring: bool)
 @pytest.mark.parametrize(("fn", "mode"), VARIANTS)
 @pytest.mark.parametrize("order_id", ["o-404", "o-429", "o-401", "o-503"])
 def test_failure_is_an_error_tool_message_with_the_hint(fn: Any, mode: Any, order_id: str) -> None:
-    """Each class of failure comes back from tool.invoke(ToolCall) as the hint."""
+    """Each class of failure comes back from tool.invoke(ToolCall) as its model text."""
     message = invoke(langchain_tool(mode(fn)), call(order_id, "call-9"))
     assert message.status == "error"
-    assert message.content == expected(order_id).llm_hint
+    assert_model_text(message.content, expected(order_id))
     assert message.tool_call_id == "call-9"
     assert message.name == fn.__name__
 
@@ -345,10 +371,12 @@ def test_arguments_that_do_not_validate_get_the_schema_hint() -> None:
     assert message.status == "error"
     assert (
         message.content
-        == agenterr.schema_invalid(
-            "order_id: Field required",
-            "limit: Input should be a valid integer, unable to parse string as an integer",
-        ).llm_hint
+        == agenterr.tool_result_text(
+            agenterr.schema_invalid(
+                "order_id: Field required",
+                "limit: Input should be a valid integer, unable to parse string as an integer",
+            )
+        )
     )
 
 
@@ -403,7 +431,7 @@ def test_decorator_forms() -> None:
     assert isinstance(bare, StructuredTool) and isinstance(with_options, StructuredTool)
     message = invoke(bare, {**call("x"), "name": "bare"})
     assert message.status == "error"
-    assert message.content == agenterr.from_error(httpx.ConnectError("refused")).llm_hint
+    assert_model_text(message.content, agenterr.from_error(httpx.ConnectError("refused")))
     assert with_options.name == "named"
     assert with_options.invoke({"order_id": "o-7"}) == "o-7"
 
@@ -516,7 +544,7 @@ def test_agenterrs_own_tool_exception_is_still_classified(mode: Any) -> None:
     if mode is classified_tool:
         assert tool("o-1") == FAILURES[Class.SELF_CORRECTABLE]
     message = invoke(langchain_tool(tool), {**call("o-1"), "name": "direct"})
-    assert message.content == FAILURES[Class.SELF_CORRECTABLE].llm_hint
+    assert_model_text(message.content, FAILURES[Class.SELF_CORRECTABLE])
 
 
 # --- transient failures ----------------------------------------------------------------
@@ -573,7 +601,7 @@ def test_transient_hint_reaches_the_model_once_retries_run_out() -> None:
     message = invoke(langchain_tool(_retrying(down, 2)), {**call("o-1"), "name": "down"})
     assert hits == ["o-1", "o-1"]
     assert message.status == "error"
-    assert message.content == agenterr.from_error(httpx.ReadTimeout("slow")).llm_hint
+    assert_model_text(message.content, agenterr.from_error(httpx.ReadTimeout("slow")))
     assert "Retry the identical call" in str(message.content)
 
 
@@ -595,7 +623,7 @@ class Transcript(BaseCallbackHandler):
 @pytest.mark.parametrize("fn", [get_order, aget_order], ids=["sync", "async"])
 def test_agent_loop_model_reads_the_hint(fn: Any) -> None:
     """A fake chat model calls the tool; a failed call's ToolMessage, as the model receives
-    it next turn, is the hint with status "error"; the fixed call succeeds."""
+    it next turn, is the model text with status "error"; the fixed call succeeds."""
     built = langchain_tool(classified_tool(fn))
     assert isinstance(built.args_schema, type)
     bare = StructuredTool.from_function(**{"coroutine" if fn is aget_order else "func": fn})
@@ -632,7 +660,7 @@ def test_agent_loop_model_reads_the_hint(fn: Any) -> None:
     assert isinstance(failed, ToolMessage)
     assert failed.status == "error"
     assert failed.tool_call_id == "c1"
-    assert failed.content == expected("o-404").llm_hint
+    assert_model_text(failed.content, expected("o-404"))
     ok = transcript.turns[2][-1]
     assert isinstance(ok, ToolMessage)
     assert (ok.status, ok.tool_call_id) == ("success", "c2")
@@ -656,15 +684,19 @@ def test_example_agent_loop() -> None:
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
     assert "  same schema as the bare function: True" in lines
-    not_found = agenterr.from_status(404, '{"error":"no order with id o-9999"}').llm_hint
-    assert lines[2:5] == [
-        "turn 1: model calls get_order{'order_id': 'o-9999'}",
-        f"  -> error: {not_found}",
-        "turn 2: model calls get_order{'id': 'o-1001'}",
-    ]
-    schema_hint = agenterr.schema_invalid("order_id: Field required").llm_hint
-    assert "\n".join(lines[5:7]) == "  -> error: " + schema_hint.replace("\n", "\n     ")
-    assert lines[7:] == [
+    not_found = tool_result_text(agenterr.from_status(404, '{"error":"no order with id o-9999"}'))
+    assert not_found.startswith(DIRECTIVE[Class.SELF_CORRECTABLE])
+    printed = "  -> error: " + not_found.replace("\n", "\n     ")  # the example indents it
+    end = 3 + len(printed.splitlines())
+    assert lines[2] == "turn 1: model calls get_order{'order_id': 'o-9999'}"
+    assert "\n".join(lines[3:end]) == printed
+    assert lines[end] == "turn 2: model calls get_order{'id': 'o-1001'}"
+    # LangChain's own argument validation: handle_validation_error's SCHEMA_INVALID text.
+    schema_text = agenterr.tool_result_text(agenterr.schema_invalid("order_id: Field required"))
+    printed = "  -> error: " + schema_text.replace("\n", "\n     ")
+    after = end + 1 + len(printed.splitlines())
+    assert "\n".join(lines[end + 1 : after]) == printed
+    assert lines[after:] == [
         "turn 3: model calls get_order{'order_id': 'o-1001'}",
         "  UNAVAILABLE class=transient status=503: retried inside the tool, no model turn spent",
         '  -> success: {"id": "o-1001", "status": "shipped"}',

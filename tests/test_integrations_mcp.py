@@ -1,7 +1,8 @@
 """agenterr.integrations.mcp against the real mcp 2.x: MCPServer, and the in-memory Client.
 
-A failing tool's result, as the client receives it, carries the hint as its text and the
-Outcome as structured content; the client classifies it back to the same Outcome. Any
+A failing tool's result, as the client receives it, carries ``tool_result_text`` (the
+directive, the hint's reason, the API's quoted words) as its text and the Outcome as
+structured content; the client classifies it back to the same Outcome. Any
 failed result classifies exactly as ``agenterr.from_envelope`` reads it (SPEC.md 12.4).
 """
 
@@ -26,7 +27,8 @@ from mcp.types import CallToolResult, ImageContent, TextContent
 from pydantic import BaseModel
 
 import agenterr
-from agenterr import Code, Outcome, classified_tool, from_envelope
+from agenterr import Code, Outcome, classified_tool, from_envelope, tool_result_text
+from agenterr._hints import split_quote
 from agenterr._quote import snippet
 from agenterr.integrations import mcp as agenterr_mcp
 from agenterr.integrations.mcp import for_mcp, from_call_tool_result, to_call_tool_result
@@ -97,6 +99,27 @@ def texts(result: CallToolResult) -> list[str]:
     return [block.text for block in result.content if isinstance(block, TextContent)]
 
 
+# The first words of a failure's text, per class (SPEC 6.8).
+DIRECTIVE = {
+    "transient": "RETRY UNCHANGED:",
+    "self_correctable": "FIX YOUR ARGUMENTS:",
+    "auth": "CANNOT CONTINUE:",
+    "indeterminate": "CANNOT CONTINUE:",
+}
+
+
+def assert_model_text(result: CallToolResult, outcome: Outcome[Any]) -> None:
+    """The result's one text block is the model text of the failed ``outcome``: its
+    directive first, then the hint's reason and the API's quoted words."""
+    assert outcome.code is not None
+    (text,) = texts(result)
+    assert text == tool_result_text(outcome)
+    assert text.splitlines()[0].startswith(DIRECTIVE[outcome.code.class_.value])
+    guidance, quote = split_quote(outcome.llm_hint)
+    assert f"\nWhy: {guidance}\n" in text
+    assert quote in text
+
+
 # --- the module ------------------------------------------------------------------------
 
 
@@ -125,12 +148,13 @@ def test_all_is_the_public_names() -> None:
 
 @pytest.mark.parametrize("order_id", FAILING)
 def test_failure_result(order_id: str) -> None:
-    """is_error, the hint as the only text, the wire form as structured content."""
+    """is_error, the model text as the only text, the wire form as structured content."""
     outcome = agenterr.from_response(fetch(order_id))
     result = to_call_tool_result(outcome)
     assert isinstance(result, CallToolResult)
     assert result.is_error is True
-    assert result.content == [TextContent(type="text", text=outcome.llm_hint)]
+    assert result.content == [TextContent(type="text", text=tool_result_text(outcome))]
+    assert_model_text(result, outcome)
     assert result.structured_content == outcome.to_dict()
     dumped = result.model_dump(by_alias=True, exclude_none=True)
     assert dumped["isError"] is True
@@ -177,12 +201,13 @@ def test_schemas_are_the_bare_functions(fn: Any, mode: Any) -> None:
 @pytest.mark.parametrize(("fn", "mode"), VARIANTS)
 @pytest.mark.parametrize("order_id", FAILING)
 async def test_failure_round_trip(fn: Any, mode: Any, order_id: str) -> None:
-    """End to end: the client gets is_error with the hint and reads back the same Outcome."""
+    """End to end: the client gets is_error with the model text and reads back the same
+    Outcome."""
     tool = for_mcp(mode(fn))
     result = await call_remote(server_with(tool), fn.__name__, {"order_id": order_id})
     want = agenterr.from_response(fetch(order_id))
     assert result.is_error is True
-    assert texts(result) == [want.llm_hint]
+    assert_model_text(result, want)
     assert result.structured_content == want.to_dict()
     outcome = from_call_tool_result(result)
     assert outcome == want  # code, hint, status and Retry-After
@@ -208,7 +233,7 @@ async def test_success_is_the_normal_result(fn: Any, mode: Any) -> None:
 @pytest.mark.parametrize("mode", MODES.values(), ids=MODES.keys())
 async def test_a_bug_under_classified_tool_is_an_unknown_error_result(mode: Any) -> None:
     """With the documented stacking a bug is classified like any failure: the client gets
-    is_error with the UNKNOWN hint (not the exception's text) and the wire Outcome."""
+    is_error with the UNKNOWN model text (not the exception's text) and the wire Outcome."""
 
     def broken(order_id: str) -> str:
         """Classified."""
@@ -218,7 +243,7 @@ async def test_a_bug_under_classified_tool_is_an_unknown_error_result(mode: Any)
     unknown = classified_tool(broken)("o")
     assert unknown.code is Code.UNKNOWN
     assert result.is_error is True
-    assert texts(result) == [unknown.llm_hint]
+    assert_model_text(result, unknown)
     assert "secret detail" not in json.dumps(result.model_dump(mode="json"))
     assert result.structured_content == unknown.to_dict()
     assert from_call_tool_result(result) == unknown
@@ -626,7 +651,7 @@ async def test_server_without_agenterr() -> None:
 
 
 def test_example_server_and_client() -> None:
-    """The example's failing calls carry the hint and the Outcome, and its client reads
+    """The example's failing calls carry the model text and the Outcome, and its client reads
     each back to the reaction it needs."""
     example = Path(__file__).parent.parent / "examples" / "mcp_server.py"
     run = subprocess.run(
@@ -651,7 +676,9 @@ def test_example_server_and_client() -> None:
         (blocks[3], busy, "retry unchanged after 2s"),
     ):
         lines = block.splitlines()
-        assert lines[1] == f"  text: {outcome.llm_hint}"
+        # The example prints the text on one line: its whitespace collapsed.
+        assert lines[1] == f"  text: {' '.join(tool_result_text(outcome).split())}"
+        assert lines[1].startswith(f"  text: {DIRECTIVE[outcome.class_.value]}")
         assert json.loads(lines[2].removeprefix("  structured: ")) == outcome.to_dict()
         assert lines[3] == f"  client reads: {outcome} -> {reaction}"
     missing = blocks[4].splitlines()

@@ -25,6 +25,7 @@ from pydantic import BaseModel, TypeAdapter
 
 import agenterr
 from agenterr import Code, Outcome
+from agenterr._hints import split_quote
 from agenterr.integrations.openai import (
     chat_tool_message,
     function_call_output,
@@ -44,7 +45,7 @@ OUTCOMES: dict[str, Outcome[Any]] = {
     "self_correctable": agenterr.from_status(422, '{"error":"quantity must be at least 1"}'),
     "transient": agenterr.from_status(429, "", headers={"Retry-After": "2"}),
     "auth": agenterr.from_status(401, '{"error":"token expired"}'),
-    "unknown": agenterr.from_error(RuntimeError("boom")),
+    "unknown": agenterr.from_status(302, "moved"),
 }
 
 
@@ -57,12 +58,37 @@ def assert_typed_dict(tp: Any, value: dict[str, Any]) -> None:
 # --- the text ----------------------------------------------------------------------------
 
 
+# The first words of a failure's text, per class (SPEC 6.8).
+DIRECTIVE = {
+    "transient": "RETRY UNCHANGED:",
+    "self_correctable": "FIX YOUR ARGUMENTS:",
+    "auth": "CANNOT CONTINUE:",
+    "indeterminate": "CANNOT CONTINUE:",
+}
+
+
+def assert_failure_text(text: str, outcome: Outcome[Any]) -> None:
+    """``text`` is the model text of the failed ``outcome``: directive, reason, quote."""
+    assert outcome.code is not None
+    assert text == agenterr.tool_result_text(outcome)
+    assert text.splitlines()[0].startswith(DIRECTIVE[outcome.code.class_.value])
+    guidance, quote = split_quote(outcome.llm_hint)
+    assert f"\nWhy: {guidance}\n" in text
+    assert quote in text
+    assert text != outcome.llm_hint
+
+
+def test_the_text_is_agenterrs() -> None:
+    """The integration re-exports the core function: one text for every integration."""
+    assert tool_result_text is agenterr.tool_result_text
+
+
 @pytest.mark.parametrize("name", [n for n in OUTCOMES if n != "success"])
 def test_failure_text_is_the_hint(name: str) -> None:
-    """A failure reads as its hint, exactly: no code, no JSON, nothing added."""
+    """A failure reads as its directive, its hint's reason and the API's quoted words."""
     outcome = OUTCOMES[name]
     assert outcome.llm_hint
-    assert tool_result_text(outcome) == outcome.llm_hint
+    assert_failure_text(tool_result_text(outcome), outcome)
 
 
 def test_failure_without_a_hint_gets_the_codes_standard_hint() -> None:
@@ -70,7 +96,9 @@ def test_failure_without_a_hint_gets_the_codes_standard_hint() -> None:
     outcome = Outcome.from_dict({"ok": False, "code": "RATE_LIMITED", "status": 429})
     assert outcome.llm_hint == ""
     text = tool_result_text(outcome)
-    assert text == Outcome.failure("RATE_LIMITED", status=429).llm_hint
+    assert text == tool_result_text(Outcome.failure("RATE_LIMITED", status=429))
+    assert text.startswith(DIRECTIVE["transient"])
+    assert f"Why: {Outcome.failure('RATE_LIMITED', status=429).llm_hint}" in text.splitlines()
     assert "(HTTP 429)" in text
 
 
@@ -222,7 +250,7 @@ def test_chat_completions_client_sends_the_message() -> None:
     assert completion.choices[0].message.content == "Which quantity?"
     (body,) = captured
     assert body["messages"][-1] == message
-    assert body["messages"][-1]["content"] == failed.llm_hint
+    assert_failure_text(body["messages"][-1]["content"], failed)
 
 
 def test_responses_client_sends_the_item() -> None:
@@ -257,7 +285,7 @@ def test_responses_client_sends_the_item() -> None:
     assert response.id == "resp_1"
     (body,) = captured
     assert body["input"][-1] == item
-    assert body["input"][-1]["output"] == failed.llm_hint
+    assert_failure_text(body["input"][-1]["output"], failed)
 
 
 def test_importing_the_wire_modules_imports_no_sdk() -> None:

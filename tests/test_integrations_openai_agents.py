@@ -1,5 +1,6 @@
-"""OpenAI Agents SDK: the model reads the hint of a failed function tool. Proven with the real
-SDK's ``Runner`` driving a scripted ``Model`` (the SDK's own interface), offline."""
+"""OpenAI Agents SDK: the model reads ``tool_result_text`` of a failed function tool (the
+directive, the hint's reason, the API's quoted words). Proven with the real SDK's ``Runner``
+driving a scripted ``Model`` (the SDK's own interface), offline."""
 
 from __future__ import annotations
 
@@ -37,7 +38,9 @@ from agenterr import (
     SelfCorrectableToolError,
     TransientToolError,
     classified_tool,
+    tool_result_text,
 )
+from agenterr._hints import split_quote
 from agenterr.integrations.openai_agents import failure_error_function, unwrap_outcome
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
@@ -102,6 +105,34 @@ def hint_for(order_id: str) -> str:
     return agenterr.from_response(api(order_id)).llm_hint
 
 
+# The first words of a failure's text, per class (SPEC 6.8).
+DIRECTIVE = {
+    "transient": "RETRY UNCHANGED:",
+    "self_correctable": "FIX YOUR ARGUMENTS:",
+    "auth": "CANNOT CONTINUE:",
+    "indeterminate": "CANNOT CONTINUE:",
+}
+
+
+def assert_model_text(text: str, outcome: Outcome[Any]) -> None:
+    """``text`` is the model text of the failed ``outcome``: its directive first, then the
+    hint's reason and the API's quoted words."""
+    assert outcome.code is not None
+    assert text == tool_result_text(outcome)
+    assert text.splitlines()[0].startswith(DIRECTIVE[outcome.code.class_.value])
+    guidance, quote = split_quote(outcome.llm_hint)
+    assert f"\nWhy: {guidance}\n" in text
+    assert quote in text
+
+
+def text_for(order_id: str) -> str:
+    """What the model reads when the API answers ``order_id`` with a failure."""
+    outcome = agenterr.from_response(api(order_id))
+    text = tool_result_text(outcome)
+    assert_model_text(text, outcome)
+    return text
+
+
 CTX: RunContextWrapper[Any] = RunContextWrapper(context=None)
 
 
@@ -132,10 +163,11 @@ def test_schema_is_the_undecorated_functions(fn: Any, adapt: Any) -> None:
 
 @pytest.mark.parametrize("order_id", ["A-1O01", "busy", "locked"])
 def test_classified_failure_reads_as_its_hint(order_id: str) -> None:
-    """Every class: the text is the typed error's hint, exactly."""
+    """Every class: the text is the typed error's model text, exactly."""
     with pytest.raises(agenterr.AgentToolError) as caught:
         classified_tool(raises=True)(get_order)(order_id)
-    assert failure_error_function(CTX, caught.value) == hint_for(order_id)
+    assert caught.value.llm_hint == hint_for(order_id)
+    assert failure_error_function(CTX, caught.value) == text_for(order_id)
 
 
 class Args(pydantic.BaseModel):
@@ -152,16 +184,16 @@ def test_sdk_argument_errors_are_schema_invalid() -> None:
     error = ModelBehaviorError("Invalid JSON input for tool get_order: ...")
     error.__cause__ = invalid
     text = failure_error_function(CTX, error)
-    assert (
-        text
-        == agenterr.schema_invalid(
+    assert_model_text(
+        text,
+        agenterr.schema_invalid(
             "order_id: Field required",
             "quantity: Input should be a valid integer, unable to parse string as an integer",
-        ).llm_hint
+        ),
     )
     # Without a cause (the SDK hides tool data by default) its own message is the problem.
     text = failure_error_function(CTX, ModelBehaviorError("Invalid JSON input for tool x"))
-    assert text == agenterr.schema_invalid("Invalid JSON input for tool x").llm_hint
+    assert_model_text(text, agenterr.schema_invalid("Invalid JSON input for tool x"))
 
 
 def test_unclassified_exceptions_are_classified_on_the_spot() -> None:
@@ -169,20 +201,21 @@ def test_unclassified_exceptions_are_classified_on_the_spot() -> None:
     try:
         Args.model_validate({"order_id": "A", "quantity": "x"})
     except pydantic.ValidationError as exc:
-        assert (
-            failure_error_function(CTX, exc)
-            == agenterr.schema_invalid(
+        assert_model_text(
+            failure_error_function(CTX, exc),
+            agenterr.schema_invalid(
                 "quantity: Input should be a valid integer, unable to parse string as an integer"
-            ).llm_hint
+            ),
         )
     timeout = httpx.ReadTimeout("slow", request=REQUEST)
-    assert failure_error_function(CTX, timeout) == agenterr.from_error(timeout).llm_hint
+    assert_model_text(failure_error_function(CTX, timeout), agenterr.from_error(timeout))
     assert agenterr.from_error(timeout).code is Code.TIMEOUT
     status = httpx.HTTPStatusError("429", request=REQUEST, response=api("busy"))
-    assert failure_error_function(CTX, status) == hint_for("busy")
+    assert failure_error_function(CTX, status) == text_for("busy")
     bug = failure_error_function(CTX, KeyError("sk-secret-key-1234567890"))
     assert "sk-secret" not in bug
-    assert bug.startswith("This call failed in a way that could not be classified.")
+    assert bug.startswith(DIRECTIVE["indeterminate"])
+    assert "\nWhy: This call failed in a way that could not be classified." in bug
     assert "sk-secret" not in failure_error_function(CTX, UserError("sk-secret output"))
 
 
@@ -307,27 +340,28 @@ async def run(model: ScriptedModel, tool: Any) -> Any:
 @pytest.mark.asyncio
 @pytest.mark.parametrize(("fn", "adapt"), cases())
 async def test_model_reads_the_hint_then_corrects_itself(fn: Any, adapt: Any) -> None:
-    """A 404: the tool output the model receives next turn is the hint; the fixed call works."""
+    """A 404: the tool output the model receives next turn is the model text; the fixed call
+    works."""
     model = ScriptedModel({"order_id": "A-1O01"}, {"order_id": "A-1001"}, "It has shipped.")
     tool = function_tool(adapt(fn), failure_error_function=failure_error_function)
 
     result = await run(model, tool)
 
     assert result.final_output == "It has shipped."
-    assert model.tool_output(1) == hint_for("A-1O01")
+    assert model.tool_output(1) == text_for("A-1O01")
     assert model.tool_output(2) == str(ORDERS["A-1001"])  # the SDK's own rendering of a dict
 
 
 @pytest.mark.asyncio
 @pytest.mark.parametrize("order_id", ["locked", "busy"])
 async def test_auth_and_transient_hints_reach_the_model(order_id: str) -> None:
-    """Every class is answered with its hint: here 'do not modify the arguments'."""
+    """Every class is answered with its model text: here 'do not modify the arguments'."""
     model = ScriptedModel({"order_id": order_id}, "I cannot reach your orders right now.")
     tool = function_tool(
         unwrap_outcome(classified_tool(get_order)), failure_error_function=failure_error_function
     )
     await run(model, tool)
-    assert model.tool_output(1) == hint_for(order_id)
+    assert model.tool_output(1) == text_for(order_id)
     assert "do not modify them" in model.tool_output(1)
 
 
@@ -344,7 +378,7 @@ async def test_without_it_the_model_reads_the_sdks_generic_message() -> None:
 async def test_invalid_arguments_are_schema_invalid(
     monkeypatch: pytest.MonkeyPatch, log_tool_data: bool
 ) -> None:
-    """Arguments the SDK rejects before the call reach the model as a SCHEMA_INVALID hint."""
+    """Arguments the SDK rejects before the call reach the model as SCHEMA_INVALID's text."""
     monkeypatch.setattr(agents_debug, "DONT_LOG_TOOL_DATA", not log_tool_data)
     model = ScriptedModel({"include": "lines"}, "Which order?")
     tool = function_tool(
@@ -352,18 +386,21 @@ async def test_invalid_arguments_are_schema_invalid(
     )
     await run(model, tool)
     text = model.tool_output(1)
-    assert text.startswith("The arguments you generated do not match the required schema.")
     if log_tool_data:  # the SDK keeps the validation error as the cause: one line per problem
-        assert text.endswith("\n- order_id: Field required")
+        problem = "order_id: Field required"
     else:
-        assert text.endswith("\n- Invalid JSON input for tool get_order")
+        problem = "Invalid JSON input for tool get_order"
+    assert_model_text(text, agenterr.schema_invalid(problem))
+    assert "\nWhy: The arguments you generated do not match the required schema." in text
+    assert f"\n- {problem}\n" in text
 
 
 # --- the example -------------------------------------------------------------------------
 
 
 def test_example_shows_the_hint_as_tool_output(capsys: pytest.CaptureFixture[str]) -> None:
-    """examples/openai_agents_tool.py: the model reads the hint, fixes the id, and answers."""
+    """examples/openai_agents_tool.py: the model reads the model text, fixes the id, and
+    answers."""
     spec = importlib.util.spec_from_file_location("example", EXAMPLES / "openai_agents_tool.py")
     assert spec is not None
     assert spec.loader is not None
@@ -373,9 +410,14 @@ def test_example_shows_the_hint_as_tool_output(capsys: pytest.CaptureFixture[str
     out = capsys.readouterr().out
     lines = out.splitlines()
     assert 'model calls get_order({"order_id": "A-1O01"})' in lines
-    assert lines[1].startswith("  model reads: The API could not find what this call refers to")
+    assert lines[1] == (
+        "  model reads: FIX YOUR ARGUMENTS: a value you sent does not exist."
+        " Find it in the API's response below."
+    )
+    assert lines[2].startswith("Why: The API could not find what this call refers to (HTTP 404).")
     assert 'model calls get_order({"order_id": "A-1001"})' in lines
     assert "answer: Order A-1001 has shipped." in lines
     second_run = out.split("answer: Order A-1001 has shipped.")[1]
-    assert "  model reads: The API rejected this call as unauthorized (HTTP 401)." in second_run
+    assert "  model reads: CANNOT CONTINUE: a human must fix access" in second_run
+    assert "\nWhy: The API rejected this call as unauthorized (HTTP 401)." in second_run
     assert "answer: I can't reach your orders right now" in second_run

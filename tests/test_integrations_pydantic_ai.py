@@ -1,4 +1,5 @@
-"""Pydantic AI: self-correctable failures reach the model as ``ModelRetry(hint)``; the rest
+"""Pydantic AI: self-correctable failures reach the model as ``ModelRetry`` with
+``tool_result_text`` (the directive, the hint's reason, the API's quoted words); the rest
 leave the run as typed errors. Proven with the real package and its ``FunctionModel``."""
 
 from __future__ import annotations
@@ -45,7 +46,9 @@ from agenterr import (
     SelfCorrectableToolError,
     TransientToolError,
     classified_tool,
+    tool_result_text,
 )
+from agenterr._hints import split_quote
 from agenterr.integrations.pydantic_ai import model_retry
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
@@ -111,6 +114,19 @@ def hint_for(order_id: str) -> str:
     return agenterr.from_response(api(order_id)).llm_hint
 
 
+def text_for(order_id: str) -> str:
+    """What the model reads when the API answers ``order_id`` with a self-correctable failure:
+    the directive first, then the hint's reason and the API's quoted words."""
+    outcome = agenterr.from_response(api(order_id))
+    text = tool_result_text(outcome)
+    assert text.splitlines()[0].startswith("FIX YOUR ARGUMENTS:")
+    guidance, quote = split_quote(outcome.llm_hint)
+    assert f"\nWhy: {guidance}\n" in text
+    assert quote
+    assert quote in text
+    return text
+
+
 def cases() -> list[Any]:
     return [
         pytest.param(fn, MODES[mode], id=f"{kind}-{mode}")
@@ -161,10 +177,10 @@ def test_success_returns_the_value(decorate: Any) -> None:
 
 @pytest.mark.parametrize("decorate", MODES.values(), ids=MODES.keys())
 def test_self_correctable_becomes_model_retry(decorate: Any) -> None:
-    """A 404 raises ModelRetry whose message is the hint, chained from the typed error."""
+    """A 404 raises ModelRetry whose message is the model text, chained from the typed error."""
     with pytest.raises(ModelRetry) as caught:
         model_retry(decorate(get_order))("A-1O01")
-    assert caught.value.message == hint_for("A-1O01")
+    assert caught.value.message == text_for("A-1O01")
     cause = caught.value.__cause__
     assert isinstance(cause, SelfCorrectableToolError)
     assert cause.code is agenterr.Code.NOT_FOUND
@@ -232,12 +248,12 @@ def test_base_exceptions_propagate() -> None:
 @pytest.mark.asyncio
 @pytest.mark.parametrize("decorate", MODES.values(), ids=MODES.keys())
 async def test_async_tool(decorate: Any) -> None:
-    """The async path: value, ModelRetry with the hint, typed error."""
+    """The async path: value, ModelRetry with the model text, typed error."""
     tool = model_retry(decorate(aget_order))
     assert await tool("A-1001") == ORDERS["A-1001"]
     with pytest.raises(ModelRetry) as caught:
         await tool("A-1O01")
-    assert caught.value.message == hint_for("A-1O01")
+    assert caught.value.message == text_for("A-1O01")
     with pytest.raises(AuthToolError):
         await tool("locked")
 
@@ -383,7 +399,8 @@ def scripted(*order_ids: str, seen: list[ModelRequest]) -> FunctionModel:
 @pytest.mark.asyncio
 @pytest.mark.parametrize(("fn", "decorate"), cases())
 async def test_model_reads_the_hint_then_corrects_itself(fn: Any, decorate: Any) -> None:
-    """A 404 becomes the retry prompt the model reads (the hint), then the fixed call works."""
+    """A 404 becomes the retry prompt the model reads (the model text), then the fixed call
+    works."""
     seen: list[ModelRequest] = []
     agent = Agent(scripted("A-1O01", "A-1001", seen=seen))
     agent.tool_plain(model_retry(decorate(fn)))
@@ -394,10 +411,10 @@ async def test_model_reads_the_hint_then_corrects_itself(fn: Any, decorate: Any)
     (retry,) = seen[1].parts
     assert isinstance(retry, ToolReturnPart)
     assert retry.outcome == "retried"
-    assert retry.content == hint_for("A-1O01")  # the model-facing text is the hint
+    assert retry.content == text_for("A-1O01")  # the model-facing text, not the bare hint
     assert retry.tool_name == fn.__name__
-    # What providers without an error channel send: the hint, as the error.
-    assert json.loads(retry.model_response_str()) == {"error": hint_for("A-1O01")}
+    # What providers without an error channel send: the model text, as the error.
+    assert json.loads(retry.model_response_str()) == {"error": text_for("A-1O01")}
     (answer,) = seen[2].parts
     assert isinstance(answer, ToolReturnPart)
     assert answer.outcome == "success"
@@ -454,7 +471,8 @@ async def test_retry_budget_is_pydantic_ais() -> None:
 
 
 def test_example_shows_the_retry_and_the_escalation(capsys: pytest.CaptureFixture[str]) -> None:
-    """examples/pydantic_ai_tool.py: the model reads the hint, fixes the id, auth escalates."""
+    """examples/pydantic_ai_tool.py: the model reads the model text, fixes the id, auth
+    escalates."""
     spec = importlib.util.spec_from_file_location("example", EXAMPLES / "pydantic_ai_tool.py")
     assert spec is not None
     assert spec.loader is not None
@@ -465,9 +483,9 @@ def test_example_shows_the_retry_and_the_escalation(capsys: pytest.CaptureFixtur
     lines = out.splitlines()
     assert "model calls get_order(order_id='A-1O01')" in lines
     (retry,) = (line for line in lines if line.startswith("  model reads (retry): "))
-    assert retry.removeprefix("  model reads (retry): ").startswith(
-        "The API could not find what this call refers to (HTTP 404)."
-    )
+    assert retry.removeprefix("  model reads (retry): ").startswith("FIX YOUR ARGUMENTS:")
+    why = lines[lines.index(retry) + 1]  # the text goes on, on the next lines
+    assert why.startswith("Why: The API could not find what this call refers to (HTTP 404).")
     assert "model calls get_order(order_id='A-1001')" in lines
     assert "answer: Order A-1001 has shipped." in lines
     assert "escalated: AuthToolError UNAUTHORIZED class=auth status=401" in lines

@@ -139,3 +139,13 @@ def test_every_integration_hands_the_same_text(status: int) -> None:
     from agenterr.integrations.openai import tool_result_text as reexported
 
     assert reexported is tool_result_text
+
+
+def test_the_readme_shows_the_real_model_text() -> None:
+    """README's 401 example of the model text is what the code prints."""
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    call = """print(agenterr.tool_result_text(agenterr.from_status(401, '{"error":"token expired"}')))"""
+    block = readme.split(f">>> {call}\n", 1)[1].split("\n````", 1)[0]
+    assert block == tool_result_text(from_status(401, '{"error":"token expired"}'))

@@ -1,9 +1,9 @@
 """Anthropic tool results from an Outcome: a Messages API ``tool_result`` block.
 
 A plain dict, so nothing here imports the ``anthropic`` package. The block goes in the
-content of the next ``user`` message; its text is the value on success and the hint on
-failure (see :func:`agenterr.integrations.openai.tool_result_text`), and a failure sets
-``is_error`` so the model knows the call did not work::
+content of the next ``user`` message; its text is :func:`agenterr.tool_result_text` (the
+value on success; on failure the directive, the hint's reason and the quoted API text), and
+a failure sets ``is_error`` so the model knows the call did not work::
 
     from agenterr.integrations.anthropic import tool_result_block
 

@@ -1,11 +1,11 @@
-"""LangChain: a classified failure is a ``ToolException``, and the model reads its hint.
+"""LangChain: a classified failure is a ``ToolException``, and the model reads its text.
 
 LangChain passes a tool's ``ToolException`` to the tool's ``handle_tool_error`` and sends
 what that returns to the model as a ``ToolMessage(status="error")``; any other exception
 ends the run. :func:`langchain_tool` builds the tool from a ``@classified_tool`` function
 so that both happen: a failure is raised as a ``ToolException`` subclass and
-:func:`handle_tool_error` answers it with the hint. The argument schema is the undecorated
-function's::
+:func:`handle_tool_error` answers it with :func:`agenterr.tool_result_text` (the directive,
+the hint's reason, the quoted API text). The argument schema is the undecorated function's::
 
     from agenterr import classified_tool
     from agenterr.integrations.langchain import langchain_tool
@@ -19,7 +19,7 @@ function's::
 
 
     call = {"name": "get_order", "args": {"order_id": "x"}, "id": "c1", "type": "tool_call"}
-    get_order.invoke(call)  # ToolMessage(status="error", content="The API could not find ...")
+    get_order.invoke(call)  # ToolMessage(status="error", content="FIX YOUR ARGUMENTS: ...")
 
 The exceptions mirror :mod:`agenterr.errors`; each is both a ``ToolException`` and the
 matching agenterr error, so ``except TransientToolError`` and tenacity's
@@ -37,7 +37,7 @@ Arguments that fail LangChain's own validation, before the function runs, get th
 function raises itself is not classified: ``@classified_tool`` lets it through, and the
 model reads its message, as LangChain intends.
 
-Transient failures get their hint too, on purpose. The handler runs once whatever wraps
+Transient failures get their text too, on purpose. The handler runs once whatever wraps
 the function has given up, so retry transient failures inside the tool, where no model
 turn is spent — ``langchain_tool(retry(...)(fn))``, tenacity retrying
 ``TransientToolError`` — and when the retries run out the model reads that its arguments
@@ -91,13 +91,14 @@ __all__ = [
 class AgentToolException(ToolException, AgentToolError):
     """A classified tool failure as LangChain's ``ToolException``.
 
-    ``args[0]`` is the hint, so even ``handle_tool_error=True`` (LangChain's own
-    handler, which answers with ``args[0]``) gives the model the hint.
+    ``args[0]`` is the model text (:func:`agenterr.tool_result_text`), so even
+    ``handle_tool_error=True`` (LangChain's own handler, which answers with ``args[0]``)
+    gives the model the same text as every integration.
     """
 
     def __init__(self, outcome: Outcome[Any]) -> None:
         super().__init__(outcome)
-        self.args = (outcome.llm_hint,)
+        self.args = (tool_result_text(outcome),)
 
 
 class TransientToolException(AgentToolException, TransientToolError):
@@ -105,7 +106,7 @@ class TransientToolException(AgentToolException, TransientToolError):
 
 
 class SelfCorrectableToolException(AgentToolException, SelfCorrectableToolError):
-    """The arguments are wrong in a fixable way: the model reads the hint and resends."""
+    """The arguments are wrong in a fixable way: the model reads its text and resends."""
 
 
 class AuthToolException(AgentToolException, AuthToolError):
@@ -132,11 +133,11 @@ def tool_exception(outcome: Outcome[Any]) -> AgentToolException:
 
 
 def handle_tool_error(error: ToolException) -> str:
-    """``handle_tool_error=`` for LangChain tools: the hint of a classified failure.
+    """``handle_tool_error=`` for LangChain tools: a classified failure's model text.
 
-    Every class gets its hint, transient included (see the module docstring for why). A
-    ``ToolException`` that agenterr did not raise is answered as LangChain's
-    ``handle_tool_error=True`` answers it: its message.
+    Every class gets its :func:`agenterr.tool_result_text`, transient included (see the
+    module docstring for why). A ``ToolException`` that agenterr did not raise is answered
+    as LangChain's ``handle_tool_error=True`` answers it: its message.
     """
     if isinstance(error, AgentToolError):
         return tool_result_text(error.outcome)
@@ -144,13 +145,13 @@ def handle_tool_error(error: ToolException) -> str:
 
 
 def handle_validation_error(error: Exception) -> str:
-    """``handle_validation_error=`` for LangChain tools: the ``SCHEMA_INVALID`` hint.
+    """``handle_validation_error=`` for LangChain tools: the ``SCHEMA_INVALID`` model text.
 
     LangChain validates the model's arguments against the tool's schema before calling it
     and hands the pydantic ``ValidationError`` here; the model reads what to fix, one line
     per location, as for a ``@classified_tool`` whose arguments did not bind.
     """
-    return schema_invalid(*(validation_problems(error) or ())).llm_hint
+    return tool_result_text(schema_invalid(*(validation_problems(error) or ())))
 
 
 def tool_message(
@@ -158,10 +159,10 @@ def tool_message(
 ) -> ToolMessage:
     """The ``ToolMessage`` answering tool call ``tool_call_id`` with this outcome.
 
-    A failure is ``status="error"`` with the hint as content, a success
-    ``status="success"`` with the value (a string as it is, anything else as JSON): the
-    text of :func:`agenterr.integrations.openai.tool_result_text`, as every integration
-    sends it.
+    A failure is ``status="error"``, a success ``status="success"``; the content is
+    :func:`agenterr.tool_result_text`, as every integration sends it: the value (a string
+    as it is, anything else as JSON), or the directive, the hint's reason and the quoted API
+    text.
     """
     status = "error" if outcome.failed else "success"
     return ToolMessage(
@@ -220,7 +221,7 @@ def langchain_tool(
 
     The tool returns the value on success; a failure is raised as the
     :class:`AgentToolException` subclass of its class (chained from the original error),
-    which :func:`handle_tool_error` answers with the hint in a
+    which :func:`handle_tool_error` answers with its model text in a
     ``ToolMessage(status="error")``; arguments that fail LangChain's own validation are
     answered by :func:`handle_validation_error`. ``options`` may replace either handler.
     Outcome mode and ``raises=True`` are both accepted; any other exception passes through.

@@ -2,7 +2,8 @@
 
 Server side, :func:`for_mcp` adapts a ``@classified_tool`` function for ``MCPServer``: on
 success the tool returns its value (MCPServer builds the result as usual); on failure a
-``CallToolResult`` with ``is_error`` set, the hint as its text and the Outcome's wire form
+``CallToolResult`` with ``is_error`` set, :func:`agenterr.tool_result_text` (the directive,
+the hint's reason, the quoted API text) as its text and the Outcome's wire form
 (:meth:`~agenterr.Outcome.to_dict`) as ``structured_content``. The input and output
 schemas stay the undecorated function's. :func:`to_call_tool_result` is the conversion
 itself, for a low-level server::
@@ -62,11 +63,12 @@ T = TypeVar("T")
 def to_call_tool_result(outcome: Outcome[Any]) -> CallToolResult:
     """The ``CallToolResult`` for an outcome.
 
-    A failure: ``is_error`` set, the hint as the one text block (what the model reads) and
-    the wire form as ``structured_content`` (what :func:`from_call_tool_result` reads back).
-    A success: the value as text (a string as it is, anything else as JSON) and, when it is
-    a dict, also as ``structured_content``. The text is
-    :func:`agenterr.integrations.openai.tool_result_text`, as every integration sends it.
+    A failure: ``is_error`` set, the model text as the one text block (what the model
+    reads: the directive, the hint's reason, the quoted API text) and the wire form as
+    ``structured_content`` (what :func:`from_call_tool_result` reads back). A success: the
+    value as text (a string as it is, anything else as JSON) and, when it is a dict, also as
+    ``structured_content``. The text is :func:`agenterr.tool_result_text`, as every
+    integration sends it.
     """
     wire: dict[str, Any] = {"content": [{"type": "text", "text": tool_result_text(outcome)}]}
     if outcome.failed:
@@ -104,7 +106,7 @@ def for_mcp(fn: Callable[..., Any], /) -> Callable[..., Any]:
     :func:`to_call_tool_result`, which MCPServer passes to the client unchanged. Outcome
     mode and ``raises=True`` are both accepted. Under ``@classified_tool`` every failure is
     classified, a bug included: it reaches the client as an ``is_error`` result with the
-    ``UNKNOWN`` hint (the exception's text only with ``expose_errors=True``), and the
+    ``UNKNOWN`` text (the exception's text only with ``expose_errors=True``), and the
     ``agenterr`` logger records its traceback. MCP's own ``ToolError``, ``ResourceError`` and
     ``UrlElicitationRequiredError`` are not classified: MCPServer handles them as usual.
     Anything that is not an agenterr failure passes through this adapter unchanged.

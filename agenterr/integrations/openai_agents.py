@@ -1,10 +1,11 @@
-"""OpenAI Agents SDK: the model reads agenterr's hint when a function tool fails.
+"""OpenAI Agents SDK: the model reads agenterr's model text when a function tool fails.
 
 The SDK catches a function tool's exception and sends the model whatever the tool's
 ``failure_error_function`` returns; its default is a fixed "An error occurred while running
-the tool". :func:`failure_error_function` returns the hint instead, so the model learns
-whether to fix its arguments, call again unchanged, or stop and report. Register the tool
-in raises mode, or adapt an Outcome-mode tool with :func:`unwrap_outcome`::
+the tool". :func:`failure_error_function` returns :func:`agenterr.tool_result_text` instead
+(the directive, the hint's reason, the quoted API text), so the model learns whether to fix
+its arguments, call again unchanged, or stop and report. Register the tool in raises mode,
+or adapt an Outcome-mode tool with :func:`unwrap_outcome`::
 
     from agents import Agent, function_tool
     from agenterr import classified_tool
@@ -44,15 +45,15 @@ T = TypeVar("T")
 
 
 def failure_error_function(ctx: RunContextWrapper[Any], error: Exception) -> str:
-    """What the model reads when a function tool fails: the failure's ``llm_hint``.
+    """What the model reads when a function tool fails: :func:`agenterr.tool_result_text`.
 
     Pass it as ``function_tool(..., failure_error_function=failure_error_function)``. Every
-    classified failure gets its hint, whatever its class: the transient, auth and
-    unclassified hints tell the model not to change the arguments, and to report a failure
-    it cannot fix. Other exceptions are classified on the spot: arguments the SDK could not
-    parse or validate are ``SCHEMA_INVALID`` (listing the problems), HTTP and network errors
-    go through :func:`~agenterr.from_error`, and anything else is ``UNKNOWN``, whose hint
-    does not quote the exception.
+    classified failure gets its text, whatever its class: the directive line says to call
+    again unchanged, fix the arguments, or stop and report, then the hint's reason and the
+    API's words quoted as data. Other exceptions are classified on the spot: arguments the
+    SDK could not parse or validate are ``SCHEMA_INVALID`` (listing the problems), HTTP and
+    network errors go through :func:`~agenterr.from_error`, and anything else is
+    ``UNKNOWN``, whose text does not quote the exception.
     """
     return tool_result_text(_outcome_of(error))
 

@@ -1,11 +1,11 @@
-"""Pydantic AI: a self-correctable failure becomes ``ModelRetry(hint)``; the rest propagate.
+"""Pydantic AI: a self-correctable failure becomes a ``ModelRetry``; the rest propagate.
 
 Pydantic AI answers a tool that raises ``ModelRetry`` with a retry prompt to the model,
 within the tool's retry budget, and lets any other exception end the run. :func:`model_retry`
 adapts a ``@classified_tool`` to that: a self-correctable failure (bad arguments, an unknown
-id) goes back to the model with agenterr's hint as the retry prompt, while transient, auth
-and unclassified failures leave ``agent.run`` as the typed error for the orchestrator to
-retry or escalate::
+id) goes back to the model with :func:`agenterr.tool_result_text` (the directive, the hint's
+reason, the quoted API text) as the retry prompt, while transient, auth and unclassified
+failures leave ``agent.run`` as the typed error for the orchestrator to retry or escalate::
 
     from pydantic_ai import Agent
     from agenterr import classified_tool
@@ -57,12 +57,13 @@ def model_retry(fn: Any, /) -> Any:
 
     On success the tool returns its value (an ok Outcome is unwrapped). A failed
     self-correctable Outcome, or a raised :class:`~agenterr.SelfCorrectableToolError`,
-    raises ``ModelRetry`` with the hint, chained from the typed error. Any other failed
-    Outcome raises its typed error (:class:`~agenterr.TransientToolError`,
-    :class:`~agenterr.AuthToolError`, :class:`~agenterr.IndeterminateToolError`), and every
-    other exception passes through untouched. A ``ModelRetry``, ``ToolFailed``,
-    ``CallDeferred`` or ``ApprovalRequired`` the tool raises itself is not a failure to
-    classify: ``@classified_tool`` lets it through, and Pydantic AI handles it as usual.
+    raises ``ModelRetry`` with :func:`agenterr.tool_result_text`, chained from the typed
+    error. Any other failed Outcome raises its typed error
+    (:class:`~agenterr.TransientToolError`, :class:`~agenterr.AuthToolError`,
+    :class:`~agenterr.IndeterminateToolError`), and every other exception passes through
+    untouched. A ``ModelRetry``, ``ToolFailed``, ``CallDeferred`` or ``ApprovalRequired``
+    the tool raises itself is not a failure to classify: ``@classified_tool`` lets it
+    through, and Pydantic AI handles it as usual.
 
     The adapted tool keeps the function's signature, name, docstring, annotations and
     coroutine-ness, so Pydantic AI builds the same tool schema; a ``RunContext`` first
