@@ -270,13 +270,10 @@ def test_handle_validation_error_lists_the_problems() -> None:
     with pytest.raises(ValidationError) as info:
         Args.model_validate({"limit": "many"})
     hint = handle_validation_error(info.value)
-    assert (
-        hint
-        == agenterr.tool_result_text(
-            agenterr.schema_invalid(
-                "order_id: Field required",
-                "limit: Input should be a valid integer, unable to parse string as an integer",
-            )
+    assert hint == agenterr.tool_result_text(
+        agenterr.schema_invalid(
+            "order_id: Field required",
+            "limit: Input should be a valid integer, unable to parse string as an integer",
         )
     )
 
@@ -369,13 +366,10 @@ def test_arguments_that_do_not_validate_get_the_schema_hint() -> None:
         {"name": "get_order", "args": {"id": "o-1", "limit": "x"}, "id": "c"},
     )
     assert message.status == "error"
-    assert (
-        message.content
-        == agenterr.tool_result_text(
-            agenterr.schema_invalid(
-                "order_id: Field required",
-                "limit: Input should be a valid integer, unable to parse string as an integer",
-            )
+    assert message.content == agenterr.tool_result_text(
+        agenterr.schema_invalid(
+            "order_id: Field required",
+            "limit: Input should be a valid integer, unable to parse string as an integer",
         )
     )
 
