@@ -919,6 +919,39 @@ def markdown(table: dict[str, Any], meta: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def readme_table(table: dict[str, Any]) -> str:
+    """The summary the README shows: the documented reaction taken where agenterr's class is
+    right, per split, prompt and text, with the fix-addresses share where there is one."""
+    lines = [
+        "| cases | system prompt | text the model saw | retry | fix | escalate | all |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for split in ("in-sample", "held-out"):
+        for prompt in SYSTEM_PROMPTS:
+            cells = table.get(split, {}).get(prompt, {})
+            for variant in VARIANTS:
+                if variant not in cells:
+                    continue
+                c = cells[variant]["class_right"]
+                name = VARIANT_LABELS[variant]
+                if variant == "model_text":
+                    name = f"**{name}**"
+                lines.append(
+                    f"| {split} | `{prompt}` | {name} | "
+                    + " | ".join(_rate(*c[g]) for g in (*GROUPS, "total"))
+                    + " |"
+                )
+    return "\n".join(lines)
+
+
+def _write_readme(table: dict[str, Any], readme: Path) -> None:
+    start, end = "<!-- model-eval:start -->", "<!-- model-eval:end -->"
+    text = readme.read_text(encoding="utf-8")
+    head, _, rest = text.partition(start)
+    _, _, tail = rest.partition(end)
+    readme.write_text(f"{head}{start}\n{readme_table(table)}\n{end}{tail}", encoding="utf-8")
+
+
 def chart(table: dict[str, Any], path: Path) -> None:
     """A grouped bar chart: per split and prompt, per expected move, each variant's rate."""
     import matplotlib
@@ -980,6 +1013,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--missing", action="store_true", help="count the decisions not asked yet, and stop"
     )
+    parser.add_argument("--readme", action="store_true", help="write the summary into README")
     parser.add_argument("--out", type=Path, default=HERE / "hint_eval")
     args = parser.parse_args(argv)
 
@@ -1027,6 +1061,8 @@ def main(argv: list[str] | None = None) -> None:
         encoding="utf-8",
     )
     chart(table, args.out.with_suffix(".png"))
+    if args.readme:
+        _write_readme(table, ROOT / "README.md")
     print(markdown(table, meta))
 
 

@@ -162,6 +162,9 @@ def test_run_scores_a_scripted_model(tmp_path: Path) -> None:
     assert cell["all"]["total"][1] == len(cases)
     report = hint_eval.markdown(table, {"model": "scripted", "date": "today", "decisions": 10})
     assert "| tool_result_text (now) | class right |" in report
+    summary = hint_eval.readme_table(table)
+    assert "| in-sample | `assistant` | **tool_result_text (now)** |" in summary
+    assert "| in-sample | `assistant` | raw: status + body |" in summary
 
 
 def test_run_without_a_model_needs_the_cache(tmp_path: Path) -> None:
