@@ -168,6 +168,64 @@ def _opening_quote(value: str) -> str:
     return value[: escapes + 1] if escapes and value[escapes : escapes + 1] == '"' else ""
 
 
+def _group_one(pattern: str) -> str | None:
+    """The text of ``pattern``'s group 1 when the pattern starts with it (``(`` not
+    followed by ``?``), parentheses included; else None. Escapes and character classes are
+    skipped, so their parentheses do not count."""
+    if not pattern.startswith("(") or pattern.startswith("(?"):
+        return None
+    depth = 0
+    index = 0
+    in_class = False
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\":
+            index += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+            if pattern[index + 1 : index + 2] == "]":
+                index += 1  # a "]" first in a class is a member
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth == 0:
+                return pattern[: index + 1]
+        index += 1
+    return None
+
+
+_BACKSLASHES = re.compile(r"\\*+")
+_COOKIE_RUN = re.compile(r"""[^\s"';=]*+""", re.ASCII)
+
+
+class _CookieValue:
+    """Whether rule 17's value can match after a head that ends at ``end``: it opens with a
+    quote (or an escaped one), or its run of cookie characters ends at an "=" (COOKIES).
+    A run is measured once: every head inside it ends in the same run, whose end is kept."""
+
+    __slots__ = ("run_end", "run_start")
+
+    def __init__(self) -> None:
+        self.run_start = self.run_end = -1
+
+    def __call__(self, subject: str, end: int) -> bool:
+        first = subject[end : end + 1]
+        if first in ('"', "'"):
+            return True
+        if first == "\\":
+            after = _BACKSLASHES.match(subject, end)
+            if after is not None and subject[after.end() : after.end() + 1] == '"':
+                return True
+        if not self.run_start <= end <= self.run_end:
+            run = _COOKIE_RUN.match(subject, end)
+            self.run_start, self.run_end = end, end if run is None else run.end()
+        return subject[self.run_end : self.run_end + 1] == "="
+
+
 class _Rule:
     """One redaction.
 
@@ -175,10 +233,29 @@ class _Rule:
     match is the value, replaced by the marker inside the value's own quotes. A match in
     which the group named ``keep`` took part, or whose value ``accept`` refuses, is left as
     it is. ``literals`` are strings one of which every match contains, in the lower-cased
-    text: a cheap test that skips the pattern on text that cannot match.
+    text: a cheap test that skips the pattern on text that cannot match. ``viable``, when
+    given, makes a fresh necessary condition on the value (the subject and where the head
+    ends) for one pass over a text.
+
+    A rule whose value may be long and whose start may be refused (a key's start, or a
+    value that turns out not to match) is searched head first: the head (group 1) is
+    searched, its start tested, and only then the whole pattern matched there. Searching
+    the whole pattern instead would scan the value before the start is refused, then
+    resume one character later and scan the same value again: quadratic in the text
+    (``xpwd:xpwd:…``).
     """
 
-    __slots__ = ("accept", "fold", "keeps", "keyed", "literals", "pattern", "search")
+    __slots__ = (
+        "accept",
+        "fold",
+        "head",
+        "keeps",
+        "keyed",
+        "literals",
+        "pattern",
+        "search",
+        "viable",
+    )
 
     def __init__(
         self,
@@ -187,11 +264,13 @@ class _Rule:
         *,
         fold: bool = False,
         accept: Callable[[str], bool] | None = None,
+        viable: Callable[[], Callable[[str, int], bool]] | None = None,
     ) -> None:
         self.pattern = re.compile(pattern, re.ASCII)
         self.literals = literals
         self.fold = fold
         self.accept = accept
+        self.viable = viable
         self.keeps = "keep" in self.pattern.groupindex
         self.keyed = _KEY_START in pattern
         # The pattern searched: the same language, but starting with a letter, so that the
@@ -205,26 +284,37 @@ class _Rule:
                 fast,
             )
         self.search = re.compile(fast, re.ASCII)
+        head = _group_one(fast) if self.keyed or viable is not None else None
+        self.head = None if head is None else re.compile(head, re.ASCII)
 
     def _matches(self, subject: str, view: str) -> Iterator[re.Match[str]]:
-        if not self.keyed:
+        if self.head is None:
             yield from self.search.finditer(subject)
             return
-        # The leftmost match whose key may start where it does: what self.pattern finds.
-        search = self.search.search
+        # The leftmost match whose key may start where it does (what self.pattern finds):
+        # the heads in order, each tested before its value is read (see the class).
+        search = self.head.search
+        match_at = self.search.match
+        keyed = self.keyed
+        viable = None if self.viable is None else self.viable()
         position = 0
-        while (match := search(subject, position)) is not None:
-            if _key_starts(subject, match.start(), view):
+        while (head := search(subject, position)) is not None:
+            start = head.start()
+            if (
+                (not keyed or _key_starts(subject, start, view))
+                and (viable is None or viable(subject, head.end()))
+                and (match := match_at(subject, start)) is not None
+            ):
                 yield match
                 position = match.end()
             else:
-                position = match.start() + 1
+                position = start + 1
 
     def apply(self, text: str, view: str, lowered: str) -> str:
         """``text`` with every match redacted, matched in its view (_view), lower-cased when
         folding."""
         subject = lowered if self.fold else view
-        if self.search.search(subject) is None:
+        if (self.search if self.head is None else self.head).search(subject) is None:
             return text  # the common case once a prefilter let the rule through
         pieces: list[str] = []
         done = 0
@@ -321,6 +411,7 @@ _REDACTIONS: tuple[_Rule, ...] = (
         rf"""(\bcookie(?:\\*+["'])?\s*:\s*)(?:{_QUOTED_VALUE}|{_COOKIES})""",
         ("cookie",),
         fold=True,
+        viable=_CookieValue,
     ),
     # 18. Basic credentials too short for rule 1: base64 of "user:password".
     _Rule(
