@@ -37,6 +37,7 @@ from ._transport import (
 from .errors import AgentToolError, error_for
 
 __all__ = [
+    "AWAITABLE",
     "OTHER",
     "OUTCOME",
     "PLAIN",
@@ -245,7 +246,7 @@ PLAIN: set[type] = set()
 _KINDS: dict[type, int] = {}
 """Every result type's kind, once computed (bounded like PLAIN)."""
 _PLAIN_LIMIT = 1024
-OUTCOME, RESPONSE, OTHER = 1, 2, 3
+OUTCOME, RESPONSE, OTHER, AWAITABLE = 1, 2, 3, 4
 
 
 def result_kind(tp: type) -> int:
@@ -256,6 +257,10 @@ def result_kind(tp: type) -> int:
         kind = OUTCOME
     elif any((package_of(cls), cls.__name__) in _RESPONSE_CLASSES for cls in tp.__mro__):
         kind = RESPONSE
+    elif hasattr(tp, "__await__"):
+        # A coroutine, task or future a sync tool returned: never plain, so that the sync
+        # wrapper sees it and classifies what awaiting it gives (an OTHER value elsewhere).
+        kind = AWAITABLE
     else:
         kind = OTHER
         if len(PLAIN) < _PLAIN_LIMIT:
