@@ -66,24 +66,37 @@ _CUT_TOKEN_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01234567
 
 # --- redaction --------------------------------------------------------------------------------
 #
-# Rules 1-5, 17 and 18 are case-insensitive in ASCII only. Rather than (?i), which keeps the
-# regex engine from skipping ahead to a pattern's first characters and costs several times
-# more, they are written in lower case and searched in an ASCII-lower-cased copy of the text
-# (same length, so its spans are the text's spans). A test compares the whole fast path
-# (prefilters, the copy, the key-start test) with the plain patterns applied in order.
+# Rules 1-5, 17, 18, 20, 21 and 23 are case-insensitive in ASCII only. Rather than (?i),
+# which keeps the regex engine from skipping ahead to a pattern's first characters and costs
+# several times more, they are written in lower case and searched in an ASCII-lower-cased
+# copy of the text (same length, so its spans are the text's spans). A test compares the
+# whole fast path (prefilters, the copy, the key-start test) with the plain patterns applied
+# in order.
 
-# Keys whose value is a secret whatever it looks like, and the two that are also common
+# Keys whose value is a secret whatever it looks like, and the three that are also common
 # words in error prose ("token: expired"), whose bare values must look generated.
 _STRONG_KEYS = (
     r"password|passwd|pwd|passphrase|secret|client[_-]?secret|api[_-]?key|apikey|"
     r"access[_-]?key|secret[_-]?key|private[_-]?key|access[_-]?token|auth[_-]?token|"
-    r"refresh[_-]?token|id[_-]?token|session[_-]?token"
+    r"refresh[_-]?token|id[_-]?token|session[_-]?token|account[_-]?key|auth[_-]?key|"
+    r"subscription[_-]?key|api[_-]?token|csrf[_-]?token|xsrf[_-]?token"
 )
-_WORD_KEYS = r"token|authorization"
+_WORD_KEYS = r"token|authorization|auth"
 # Session cookies and API keys in query strings: keys only before "=", where they are
 # names rather than words of prose ("the session: expired" stays).
 _SESSION_KEYS = r"session(?:[_-]?id)?|sid|jsessionid|phpsessid"
-_QUERY_KEY = r"key(?:(?<=[?&]key)|(?<=%26key)|(?<=%3fkey)|(?<=\\u0026key)|(?<=&amp;key))"
+# Signatures of signed URLs (Azure SAS sig=, S3 X-Amz-Signature=, SigV4 Signature=): keys
+# only before "=", like the session keys.
+_SIGNATURE_KEYS = r"sig|signature"
+# Query parameters named key or code (an OAuth authorization code): only after "?" or "&",
+# plain or escaped, where they are names; "error code=500" stays.
+_QUERY_KEY = "(?:key|code)(?:{})".format(
+    "|".join(
+        f"(?<={before}{word})"
+        for word in ("key", "code")
+        for before in ("[?&]", "%26", "%3f", "\\\\u0026", "&amp;")
+    )
+)
 # A key starts where no letter or digit precedes it, so a name may carry a prefix joined by
 # "_", "-" or "." (DB_PASSWORD, aws_secret_access_key, x-api-key) but "mysecret" is no key;
 # at a camel-case hump (newPassword, awsSecretAccessKey, githubToken); inside a name in
@@ -94,6 +107,7 @@ _KEY_START = (
     r"|(?<=%[0-9a-f][0-9a-f])|(?<=\\u00[0-9a-f][0-9a-f]))"
 )
 _EQUALS = r"(?:=|%3d|\\u003d)"
+_COLON = r"(?::|\\u003a)"
 _TOKEN_CHARS = r"[a-z0-9\-._~+/]"
 _NON_DIGIT_TOKEN_CHARS = r"[a-z\-._~+/]"
 # A generated-looking credential: 8+ token characters with a digit, or 24+ without one (so
@@ -115,8 +129,17 @@ _BARE_VALUE = rf"""(?!(?:bearer|basic|token)(?:\s|\Z))(?!{_DONE}|\\++["'])[^\s"'
 # backslashes before the quote); not an earlier redaction in its quotes.
 _QUOTED_VALUE = rf"""(?!["']?(?:\\++")?{_DONE})(?:"[^"]*+"?|'[^']*+'?|\\++"[^"]*+"?)"""
 # Cookie pairs: "a=1; b=2" (a cookie value holds no space, quote or semicolon). The first
-# pair's "=" is required, so prose such as "invalid cookie: expired" stays.
-_COOKIES = r"""[^\s"';=]*+=(?:[^\s"';]|; ?)*+"""
+# pair's "=" is required, so prose such as "invalid cookie: expired" stays. A comma and a
+# space go on to the next cookie of a comma-joined Set-Cookie ("a=1; Path=/, sid=2"), or
+# within an Expires date ("Expires=Wed, 21 Oct 2026 07:28:00 GMT").
+_COOKIES = (
+    r"""[^\s"';=]*+=(?:, (?=[^\s"';=,]++=)"""
+    r"""|, [0-9]{1,2}[ -][a-z]{3}[ -][0-9]{2,4} [0-9]{2}:[0-9]{2}:[0-9]{2} gmt"""
+    r"""|[^\s"';]|; ?)*+"""
+)
+# A token as a URL's user information, with no password (https://TOKEN@host): a
+# generated-looking one only, so that ssh://git@host and https://user@host stay.
+_URL_USER = r"(?:(?=[a-z_\-.~+%]*+[0-9])[a-z0-9_\-.~+%]{8,}+|[a-z0-9_\-.~+%]{24,}+)"
 
 
 def _key(keys: str, separator: str) -> str:
@@ -338,35 +361,39 @@ class _Rule:
 
 # Each rule names the credential shape it targets; SPEC 7.4 lists them in this order.
 _REDACTIONS: tuple[_Rule, ...] = (
-    # 1. Authorization schemes: "Bearer <token>", "Basic <base64>", "Token <token>".
+    # 1. Authorization schemes: "Bearer <token>", "Basic <base64>", "Token <token>"; the
+    # token may be a Laravel Sanctum one, its id and "|" first ("Bearer 1|abc…").
     _Rule(
-        rf"(\b(?:bearer|basic|token)\s+){_CREDENTIAL}",
+        rf"(\b(?:bearer|basic|token)\s+)(?:[0-9]++\|)?{_CREDENTIAL}",
         ("bearer ", "basic ", "token "),
         fold=True,
     ),
     # 2. key=value (query strings, env files, code, cookies): any value.
     _Rule(
-        _key(f"{_STRONG_KEYS}|{_WORD_KEYS}|{_SESSION_KEYS}|{_QUERY_KEY}", _EQUALS)
+        _key(
+            f"{_STRONG_KEYS}|{_WORD_KEYS}|{_SESSION_KEYS}|{_SIGNATURE_KEYS}|{_QUERY_KEY}",
+            _EQUALS,
+        )
         + f"(?:{_QUOTED_VALUE}|{_BARE_VALUE})",
-        ("pass", "pwd", "secret", "key", "token", "auth", "sid", "session"),
+        ("pass", "pwd", "secret", "key", "token", "auth", "sid", "session", "sig", "code"),
         fold=True,
     ),
     # 3. "key": "value" and key: 'value' (JSON, YAML): the quoted value, spaces and all.
     _Rule(
-        _key(f"{_STRONG_KEYS}|{_WORD_KEYS}", ":") + f"(?:{_QUOTED_VALUE})",
+        _key(f"{_STRONG_KEYS}|{_WORD_KEYS}", _COLON) + f"(?:{_QUOTED_VALUE})",
         ("pass", "pwd", "secret", "key", "token", "auth"),
         fold=True,
     ),
     # 4. password: value, api_key: value … — any bare value: a password can be a plain word.
     _Rule(
-        _key(_STRONG_KEYS, ":") + f"(?:{_BARE_VALUE})",
-        ("pass", "pwd", "secret", "key", "token"),
+        _key(_STRONG_KEYS, _COLON) + f"(?:{_BARE_VALUE})",
+        ("pass", "pwd", "secret", "key", "token", "auth"),
         fold=True,
     ),
     # 5. token: value, authorization: value — a bare value only when it looks generated, so
     # prose such as "the token: is invalid" or "token: expired" survives.
     _Rule(
-        _key(_WORD_KEYS, ":") + rf"(?:{_CREDENTIAL})(?![^\s\"'&,;}}\]])",
+        _key(_WORD_KEYS, _COLON) + rf"(?:{_CREDENTIAL})(?![^\s\"'&,;}}\]])",
         ("token", "auth"),
         fold=True,
     ),
@@ -428,6 +455,25 @@ _REDACTIONS: tuple[_Rule, ...] = (
         r"(?:[^-]++|-(?!----END ))*+",
         ("-----begin",),
     ),
+    # 20. Bearer credentials too short for rule 1: a run of token characters with a digit
+    # ("Bearer hunter2"); not the id of a Sanctum token cut short ("Bearer 1|ab").
+    _Rule(
+        rf"(\bbearer\s+)(?={_NON_DIGIT_TOKEN_CHARS}*+[0-9]){_TOKEN_CHARS}++=*+(?!\|)",
+        ("bearer ",),
+        fold=True,
+    ),
+    # 21. Authorization with any other scheme ("ApiKey …", "SSWS …", "Splunk …"): the
+    # scheme stays, a generated-looking credential after it goes.
+    _Rule(
+        _key("(?:proxy-)?authorization", rf"{_COLON}\s*[a-z][a-z0-9._-]*+\s")
+        + f"(?:{_CREDENTIAL})",
+        ("auth",),
+        fold=True,
+    ),
+    # 22. Laravel Sanctum tokens on their own: an id, "|", 40 or more random characters.
+    _Rule(r"\b[0-9]++\|[A-Za-z0-9_]{40,}+", ("|",)),
+    # 23. A token as a URL's user information, with no password: https://TOKEN@host.
+    _Rule(rf"(://){_URL_USER}(?=@)", ("://",), fold=True),
 )
 # Which rules run at all is decided by cheap necessary conditions, tested on the
 # lower-cased text (or, for capitals, on the text): a substring test per literal, and for a
@@ -442,17 +488,28 @@ _KEY_WORDS = {
     "secret": "secret(?:[_-]?key)?",
     "key": "key",
     "token": "token",
-    "auth": "auth(?:orization|[_-]?token)",
+    "auth": "auth(?:orization|[_-]?(?:token|key))?",
     "session": "session(?:[_-]?id|[_-]?token)?",
     "sid": "sid",
+    "sig": "sig(?:nature)?",
+    "code": "code",
     "cookie": "cookie",
 }
-_SEPARATOR = r"""\b(?:\\*+["'])?\s*(?:[:=]|%3d|\\u003d)"""
+_SEPARATOR = r"""\b(?:\\*+["'])?\s*(?:[:=]|%3d|\\u003[ad])"""
+# Keys that are names only before "=" (SIGNED, QKEY's code): '"code": 400' in a JSON error
+# body, which nearly every one has, must not open rule 2.
+_EQUALS_ONLY = frozenset({"sig", "code"})
+_EQUALS_SEPARATOR = r"""\b(?:\\*+["'])?\s*(?:=|%3d|\\u003d)"""
 # (pattern, searched in the text rather than the lower-cased copy, a substring every match
 # starts with, the literals of the rules it opens).
 _FAMILIES: tuple[tuple[re.Pattern[str], bool, str, tuple[str, ...]], ...] = (
     *(
-        (re.compile(f"(?a){key}{_SEPARATOR}"), False, word, (word,))
+        (
+            re.compile(f"(?a){key}{_EQUALS_SEPARATOR if word in _EQUALS_ONLY else _SEPARATOR}"),
+            False,
+            word,
+            (word,),
+        )
         for word, key in _KEY_WORDS.items()
     ),
     (re.compile("k_(?:live|test)_"), False, "k_", ("k_live_", "k_test_")),
@@ -768,13 +825,21 @@ def _drop_invisible_escapes(text: str) -> str:
 
 # HTML's quote entities, in text that is no markup page (an HTML-escaped JSON string in a
 # body or log line): a quote, so that '&quot;password&quot;: &quot;x&quot;' is redacted as
-# '"password": "x"' is.
-_QUOTE_ENTITY = re.compile(r"&(?:quot|QUOT|apos|#0*+3[49]|#[xX]0*+2[27]);")
+# '"password": "x"' is. So are the entities of the separators "=" and ":"
+# ('password&#61;x', 'token&colon; abc…').
+_QUOTE_ENTITY = re.compile(
+    r"&(?:quot|QUOT|apos|equals|colon|#0*+(?:3[49]|58|61)|#[xX]0*+(?:2[27]|3[aAdD]));"
+)
+_ENTITY_CHARS = {"quot": '"', "QUOT": '"', "apos": "'", "equals": "=", "colon": ":"}
 
 
 def _quote_for(match: re.Match[str]) -> str:
-    entity = match.group(0)
-    return '"' if entity in ("&quot;", "&QUOT;") or entity.endswith(("34;", "22;")) else "'"
+    name = match.group(0)[1:-1]
+    char = _ENTITY_CHARS.get(name)
+    if char is not None:
+        return char
+    digits = name.lstrip("#xX0")  # "#x3d" → "3d", "#0061" → "61"
+    return chr(int(digits, 16 if name[1:2] in ("x", "X") else 10))
 
 
 def _visible(text: str) -> str:

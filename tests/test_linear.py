@@ -47,6 +47,17 @@ HOSTILE_UNITS = (
     "Cookie:",
     "Cookie:\\",
     "xpwd://a:",
+    # the shapes of SPEC 7.4's rules 20-23 and the new keys
+    "authorization: x ",
+    "Authorization: ApiKey ",
+    "bearer 1|",
+    "1|",
+    "://a1b2c3d4",
+    "Set-Cookie: a=1, ",
+    "xsig=",
+    "?code=x",
+    "auth:",
+    "password\\u003a",
 )
 HOSTILE = ("xpwd:" * 1700)[: quote.SCAN_WINDOW]
 
