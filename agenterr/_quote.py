@@ -89,7 +89,8 @@ _SESSION_KEYS = r"session(?:[_-]?id)?|sid|jsessionid|phpsessid"
 # only before "=", like the session keys.
 _SIGNATURE_KEYS = r"sig|signature"
 # Query parameters named key or code (an OAuth authorization code): only after "?" or "&",
-# plain or escaped, where they are names; "error code=500" stays.
+# plain or escaped, where they are names; "error code=500" stays. Every code key ends one of
+# _CODE_STARTS (in the lower-cased text; "&amp;code" ends "&code"), which gate rule 2.
 _QUERY_KEY = "(?:key|code)(?:{})".format(
     "|".join(
         f"(?<={before}{word})"
@@ -106,6 +107,7 @@ _KEY_START = (
     r"(?:(?<![a-z0-9])|(?-i:(?<=[a-z0-9])(?=[A-Z]))|(?-i:(?<=[A-Z])(?=[A-Z]{3}))"
     r"|(?<=%[0-9a-f][0-9a-f])|(?<=\\u00[0-9a-f][0-9a-f]))"
 )
+_CODE_STARTS = ("?code", "&code", "%26code", "%3fcode", "\\u0026code")
 _EQUALS = r"(?:=|%3d|\\u003d)"
 _COLON = r"(?::|\\u003a)"
 _TOKEN_CHARS = r"[a-z0-9\-._~+/]"
@@ -375,7 +377,7 @@ _REDACTIONS: tuple[_Rule, ...] = (
             _EQUALS,
         )
         + f"(?:{_QUOTED_VALUE}|{_BARE_VALUE})",
-        ("pass", "pwd", "secret", "key", "token", "auth", "sid", "session", "sig", "code"),
+        ("pass", "pwd", "secret", "key", "token", "auth", "sid", "session", "sig", *_CODE_STARTS),
         fold=True,
     ),
     # 3. "key": "value" and key: 'value' (JSON, YAML): the quoted value, spaces and all.
@@ -492,13 +494,11 @@ _KEY_WORDS = {
     "session": "session(?:[_-]?id|[_-]?token)?",
     "sid": "sid",
     "sig": "sig(?:nature)?",
-    "code": "code",
     "cookie": "cookie",
 }
 _SEPARATOR = r"""\b(?:\\*+["'])?\s*(?:[:=]|%3d|\\u003[ad])"""
-# Keys that are names only before "=" (SIGNED, QKEY's code): '"code": 400' in a JSON error
-# body, which nearly every one has, must not open rule 2.
-_EQUALS_ONLY = frozenset({"sig", "code"})
+# Keys that are names only before "=" (SIGNED): "signature: invalid" must not open rule 2.
+_EQUALS_ONLY = frozenset({"sig"})
 _EQUALS_SEPARATOR = r"""\b(?:\\*+["'])?\s*(?:=|%3d|\\u003d)"""
 # (pattern, searched in the text rather than the lower-cased copy, a substring every match
 # starts with, the literals of the rules it opens).
@@ -511,6 +511,12 @@ _FAMILIES: tuple[tuple[re.Pattern[str], bool, str, tuple[str, ...]], ...] = (
             (word,),
         )
         for word, key in _KEY_WORDS.items()
+    ),
+    # QKEY's code, with what must precede it: "code" alone is in nearly every JSON error
+    # body ('"code": 400'), and would send each through rule 2.
+    *(
+        (re.compile(re.escape(start) + _EQUALS_SEPARATOR, re.ASCII), False, start, (start,))
+        for start in _CODE_STARTS
     ),
     (re.compile("k_(?:live|test)_"), False, "k_", ("k_live_", "k_test_")),
     (
@@ -548,10 +554,12 @@ class _Gate(NamedTuple):
 
 
 def _rest(pattern: re.Pattern[str], start: str) -> str:
-    """A family's pattern after its start (each is written as the start, then a pattern)."""
+    """A family's pattern after its start (each is written as the start, escaped where it
+    has to be, then a pattern)."""
     text = pattern.pattern.removeprefix("(?a)")
-    assert text.startswith(start), (text, start)
-    return text[len(start) :]
+    written = start if text.startswith(start) else re.escape(start)
+    assert text.startswith(written), (text, start)
+    return text[len(written) :]
 
 
 _ALL_GATES: tuple[_Gate, ...] = (
@@ -572,7 +580,7 @@ _ALL_GATES: tuple[_Gate, ...] = (
 # set) checks, at each place it occurs, the gate's start around it (look-behind) and its
 # pattern after it (look-ahead), for all the gates of that character at once. Only the
 # gates of a character found so are then tested one by one; the others are tested directly.
-_RARE = "jkwxbh/-gp"
+_RARE = "|?&%\\jkwxbh/-gp"
 """Characters from rarest to commonest in error bodies (measured on the corpus); a gate
 whose start holds none of them is tested directly."""
 
@@ -607,8 +615,13 @@ _ANCHORED = _by_anchor(_ALL_GATES)
 _DIRECT = tuple(g for g in _ALL_GATES if _anchor(g) is None)
 _DIRECT_LOWERED = tuple(g for g in _DIRECT if not g.original)
 _DIRECT_ORIGINAL = tuple(g for g in _DIRECT if g.original)
-_DIRECT_STARTS = re.compile("|".join(re.escape(g.start) for g in _DIRECT_LOWERED))
-"""Whether any of the remaining lower-cased gates' starts occurs: one search, not one each."""
+_DIRECT_STARTS = re.compile(
+    "|".join(re.escape(g.start) + (f"(?={g.rest})" if g.rest else "") for g in _DIRECT_LOWERED),
+    re.ASCII,
+)
+"""Whether any of the remaining lower-cased gates is met somewhere: one search, not one each
+(a family's start with its pattern after it, so that '"code": 400', in nearly every JSON
+error body, does not send the text through every gate)."""
 _TRIGGERS = tuple(
     (
         char,

@@ -132,6 +132,7 @@ def test_the_new_shapes_redact_as_the_spec_says(raw: str) -> None:
 _FRAGMENTS = [
     " ", ", ", "=", ":", ";", "&", "?", "|", "@", "/", "\\u003a", "%3D", "1", "a", "x1",
     "sig", "Signature", "X-Amz-", "code", "?code", "&auth", "_auth", '"auth"', "auth",
+    "%26", "%3F", "\\u0026", "&amp;", "&#61;", "&colon;",
     "AccountKey", "X-Auth-Key", "Subscription-Key", "apitoken", "csrftoken", "Authorization",
     "Proxy-", "ApiKey ", "SSWS ", "Bearer ", "hunter2", "abc12345", "0123456789", SANCTUM,
     "https://", "Set-Cookie: ", "a=1", "Wed, 21 Oct 2026 07:28:00 GMT", "[REDACTED]",
@@ -143,3 +144,22 @@ _FRAGMENTS = [
 def test_generated_text_redacts_as_the_spec_says(parts: list[str]) -> None:
     text = " ".join("".join(parts).split())
     assert _redact(text) == spec_redact(text) == _plain_redact(text)
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(st.sampled_from(_FRAGMENTS), max_size=24))
+def test_the_trigger_opens_what_every_gate_opens(parts: list[str]) -> None:
+    """The new gates (the contexts of QKEY's code, "sig", "|") keep the prefilter exact."""
+    from agenterr._quote import _ALL_GATES, _ascii_lower, _open, _opened
+
+    text = "".join(parts)
+    lowered = _ascii_lower(text)
+    assert _open(text, lowered) == _opened(_ALL_GATES, text, lowered)
+
+
+def test_a_json_error_code_opens_no_key_rule() -> None:
+    """'"code": 400' is in nearly every JSON error body: it must not open rule 2 (cost)."""
+    from agenterr._quote import _ascii_lower, _open
+
+    for text in ('{"error":{"code":400,"message":"bad"}}', "error code=500", "the signature: bad"):
+        assert _open(text, _ascii_lower(text)) == 0, text
