@@ -42,7 +42,13 @@ from temporalio.exceptions import ApplicationError  # noqa: E402
 if TYPE_CHECKING:
     from agenterr._adapter import ErrorRule, FailureObserver
 
-__all__ = ["classified_activity", "outcome_of", "to_application_error"]
+__all__ = [
+    "RedactedCause",
+    "classified_activity",
+    "outcome_of",
+    "redacted_cause",
+    "to_application_error",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 P = ParamSpec("P")
@@ -141,7 +147,10 @@ def classified_activity(
 
     The function (``def`` or ``async def``) is classified exactly as by
     ``@classified_tool(raises=True)``, with the same options; a failure is raised as the
-    ``ApplicationError``, chained ``from`` the typed error, and a success returns the value.
+    ``ApplicationError``, chained ``from`` :func:`redacted_cause` of the typed error (a copy
+    of it, then the original cause chain as :class:`RedactedCause` stand-ins: Temporal
+    writes the chain into the workflow's history, and the raw exception's message may hold
+    a credential), and a success returns the value.
     Temporal's own failures (``ApplicationError`` you raise, activity cancellation) and
     ``BaseException`` pass through unchanged.
 
@@ -261,7 +270,7 @@ def _sync_activity(function: Callable[..., Any], tool: Callable[..., Any]) -> An
         try:
             return tool(*args, **kwargs)
         except AgentToolError as exc:
-            raise to_application_error(exc) from exc
+            raise to_application_error(exc) from redacted_cause(exc)
 
     return activity
 
@@ -272,6 +281,51 @@ def _async_activity(function: Callable[..., Any], tool: Callable[..., Any]) -> A
         try:
             return await tool(*args, **kwargs)
         except AgentToolError as exc:
-            raise to_application_error(exc) from exc
+            raise to_application_error(exc) from redacted_cause(exc)
 
     return activity
+
+
+class RedactedCause(Exception):
+    """A stand-in for an exception in an activity failure's cause chain: its class name and
+    message, cleaned and redacted as a quoted API body is, and nothing else (no traceback,
+    no attributes). Temporal writes the cause chain it is given, messages and stack traces,
+    into the workflow's history; the raw exception, whose message may hold a credential,
+    must not cross that boundary."""
+
+
+_REDACTED_CHAIN = 8
+"""Most links of the original cause chain kept, as stand-ins."""
+
+
+def redacted_cause(error: AgentToolError) -> BaseException:
+    """What :func:`classified_activity` chains its ``ApplicationError`` from: a fresh typed
+    error of the same class and Outcome (its message is the hint, already redacted), caused
+    by a :class:`RedactedCause` for each exception of the original chain (``__cause__``, or
+    ``__context__`` when not suppressed). None of them was raised, so none has a traceback."""
+    from agenterr._quote import clean, snippet
+    from agenterr.errors import error_for
+
+    head: BaseException = error_for(error.outcome)
+    link: BaseException = head
+    seen = {id(error)}
+    original = error.__cause__ or (None if error.__suppress_context__ else error.__context__)
+    for _ in range(_REDACTED_CHAIN):
+        if original is None or id(original) in seen:
+            break
+        seen.add(id(original))
+        if isinstance(original, AgentToolError):
+            stand_in: BaseException = error_for(original.outcome)
+        else:
+            try:
+                text = snippet(str(original), 500)
+            except Exception:
+                text = ""
+            name = clean(type(original).__name__, 100)
+            stand_in = RedactedCause(f"{name}: {text}" if text else name)
+        link.__cause__ = stand_in
+        link = stand_in
+        original = original.__cause__ or (
+            None if original.__suppress_context__ else original.__context__
+        )
+    return head
