@@ -33,6 +33,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any, ParamSpec, Protocol, TypeVar, overload
 
 from agenterr import AgentToolError, Outcome
+from agenterr.integrations._redacted import RedactedCause, redacted_cause
 from agenterr.integrations._require import require
 
 require("temporalio", "temporal")
@@ -284,48 +285,3 @@ def _async_activity(function: Callable[..., Any], tool: Callable[..., Any]) -> A
             raise to_application_error(exc) from redacted_cause(exc)
 
     return activity
-
-
-class RedactedCause(Exception):
-    """A stand-in for an exception in an activity failure's cause chain: its class name and
-    message, cleaned and redacted as a quoted API body is, and nothing else (no traceback,
-    no attributes). Temporal writes the cause chain it is given, messages and stack traces,
-    into the workflow's history; the raw exception, whose message may hold a credential,
-    must not cross that boundary."""
-
-
-_REDACTED_CHAIN = 8
-"""Most links of the original cause chain kept, as stand-ins."""
-
-
-def redacted_cause(error: AgentToolError) -> BaseException:
-    """What :func:`classified_activity` chains its ``ApplicationError`` from: a fresh typed
-    error of the same class and Outcome (its message is the hint, already redacted), caused
-    by a :class:`RedactedCause` for each exception of the original chain (``__cause__``, or
-    ``__context__`` when not suppressed). None of them was raised, so none has a traceback."""
-    from agenterr._quote import clean, snippet
-    from agenterr.errors import error_for
-
-    head: BaseException = error_for(error.outcome)
-    link: BaseException = head
-    seen = {id(error)}
-    original = error.__cause__ or (None if error.__suppress_context__ else error.__context__)
-    for _ in range(_REDACTED_CHAIN):
-        if original is None or id(original) in seen:
-            break
-        seen.add(id(original))
-        if isinstance(original, AgentToolError):
-            stand_in: BaseException = error_for(original.outcome)
-        else:
-            try:
-                text = snippet(str(original), 500)
-            except Exception:
-                text = ""
-            name = clean(type(original).__name__, 100)
-            stand_in = RedactedCause(f"{name}: {text}" if text else name)
-        link.__cause__ = stand_in
-        link = stand_in
-        original = original.__cause__ or (
-            None if original.__suppress_context__ else original.__context__
-        )
-    return head
