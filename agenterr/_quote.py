@@ -126,10 +126,15 @@ _DONE = r"(?:\[redacted\]|(?:\[(?:r(?:e(?:d(?:a(?:c(?:t(?:e(?:d)?)?)?)?)?)?)?)?)
 # An unquoted value: up to the next separator, unless it is an auth scheme (rule 1
 # handles those), an earlier redaction or an escaped quote (rule 3 redacted that value).
 _BARE_VALUE = rf"""(?!(?:bearer|basic|token)(?:\s|\Z))(?!{_DONE}|\\++["'])[^\s"'&,;}}\]]++"""
-# A quoted value up to its closing quote (or the end of the text), also JSON inside a JSON
-# string, where the quotes are escaped: \"value\", and deeper, \\\"value\\\" (any run of
-# backslashes before the quote); not an earlier redaction in its quotes.
-_QUOTED_VALUE = rf"""(?!["']?(?:\\++")?{_DONE})(?:"[^"]*+"?|'[^']*+'?|\\++"[^"]*+"?)"""
+# A quoted value up to its closing quote (or the end of the text), an escaped quote inside
+# it included ("hun\"ter2", 'it\'s'); also JSON inside a JSON string, where the quotes are
+# escaped: \"value\", and deeper, \\\"value\\\" (any run of backslashes before the quote);
+# or a whole object or list, two levels deep ({"value": "…"}, ["…"]); not an earlier
+# redaction in its quotes.
+_QUOTED_VALUE = (
+    rf"""(?!["']?(?:\\++")?{_DONE})(?:"(?:[^"\\]|\\.)*+"?|'(?:[^'\\]|\\.)*+'?|\\++"[^"]*+"?"""
+    r"""|\{(?:[^{}]|\{[^{}]*+\})*+\}?|\[(?:[^\[\]]|\[[^\[\]]*+\])*+\]?)"""
+)
 # Cookie pairs: "a=1; b=2" (a cookie value holds no space, quote or semicolon). The first
 # pair's "=" is required, so prose such as "invalid cookie: expired" stays. A comma and a
 # space go on to the next cookie of a comma-joined Set-Cookie ("a=1; Path=/, sid=2"), or

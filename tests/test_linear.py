@@ -58,6 +58,12 @@ HOSTILE_UNITS = (
     "?code=x",
     "auth:",
     "password\\u003a",
+    # quoted values with escapes, objects and lists
+    '"password":"\\',
+    "password: {",
+    "password: [",
+    '"password":{"a":{',
+    "password='\\'",
 )
 HOSTILE = ("xpwd:" * 1700)[: quote.SCAN_WINDOW]
 

@@ -85,6 +85,15 @@ SHAPES = [
         "Set-Cookie: a=1; Expires=Wed, 21 Oct 2026 07:28:00 GMT; Path=/, tok=secret123 next",
         f"Set-Cookie: {R} next",
     ),
+    # a quoted value with an escaped quote, in JSON and in a Python repr
+    ('{"password":"hun\\"ter2zz", "x": 1}', f'{{"password":"{R}", "x": 1}}'),
+    ("{'password': 'hun\\'ter2', 'x': 1}", f"{{'password': '{R}', 'x': 1}}"),
+    ('{"password": "{\\"a\\": \\"b\\"}"}', f'{{"password": "{R}"}}'),
+    # a structured value: a whole object or list
+    ('{"password": {"value": "hunter2"}, "x": 1}', f'{{"password": {R}, "x": 1}}'),
+    ('{"api_key": ["k1", "k2"], "x": 1}', f'{{"api_key": {R}, "x": 1}}'),
+    ('{"token": {"a": {"b": "c"}}, "x": 1}', f'{{"token": {R}, "x": 1}}'),
+    ("password=[abc, def] ok", f"password={R} ok"),
     # prose after a comma is no cookie (the comma itself is a cookie character)
     ("Set-Cookie: a=1, then retry", f"Set-Cookie: {R} then retry"),
 ]
