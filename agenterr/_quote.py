@@ -108,6 +108,9 @@ _KEY_START = (
     r"|(?<=%[0-9a-f][0-9a-f])|(?<=\\u00[0-9a-f][0-9a-f]))"
 )
 _CODE_STARTS = ("?code", "&code", "%26code", "%3fcode", "\\u0026code")
+# Where a known token prefix may start: no letter, digit or "_" before it, or right after a
+# percent-escape (q=Bearer%20sk-proj-…, key%3Dsk-…).
+_TOKEN_START = r"(?:(?<![A-Za-z0-9_])|(?<=%[0-9A-Fa-f]{2}))"
 _EQUALS = r"(?:=|%3d|\\u003d)"
 _COLON = r"(?::|\\u003a)"
 _TOKEN_CHARS = r"[a-z0-9\-._~+/]"
@@ -307,12 +310,14 @@ class _Rule:
         # regex engine skips ahead to where that letter occurs; a word boundary before the
         # letter becomes a look-behind after it, and a key's start is tested in _matches.
         fast = pattern.replace(_KEY_START, "")
-        for boundary in (r"\b", r"(?<![A-Za-z0-9_])"):
-            fast = re.sub(
-                rf"^(\(?){re.escape(boundary)}([A-Za-z])",
-                r"\1\2(?<![A-Za-z0-9_].)",
-                fast,
-            )
+        for boundary, after in (
+            (r"\b", r"(?<![A-Za-z0-9_].)"),
+            (r"(?<![A-Za-z0-9_])", r"(?<![A-Za-z0-9_].)"),
+            (_TOKEN_START, r"(?:(?<![A-Za-z0-9_].)|(?<=%[0-9A-Fa-f]{2}.))"),
+        ):
+            found = re.match(rf"(\(?){re.escape(boundary)}([A-Za-z])", fast)
+            if found is not None:
+                fast = found.group(1) + found.group(2) + after + fast[found.end() :]
         self.search = re.compile(fast, re.ASCII)
         head = _group_one(fast) if self.keyed or viable is not None else None
         self.head = None if head is None else re.compile(head, re.ASCII)
@@ -371,8 +376,8 @@ _REDACTIONS: tuple[_Rule, ...] = (
     # 1. Authorization schemes: "Bearer <token>", "Basic <base64>", "Token <token>"; the
     # token may be a Laravel Sanctum one, its id and "|" first ("Bearer 1|abc…").
     _Rule(
-        rf"(\b(?:bearer|basic|token)\s+)(?:[0-9]++\|)?{_CREDENTIAL}",
-        ("bearer ", "basic ", "token "),
+        rf"(\b(?:bearer|basic|token)(?:\s+|%20))(?:[0-9]++\|)?{_CREDENTIAL}",
+        ("bearer ", "basic ", "token ", "bearer%20", "basic%20", "token%20"),
         fold=True,
     ),
     # 2. key=value (query strings, env files, code, cookies): any value.
@@ -409,34 +414,34 @@ _REDACTIONS: tuple[_Rule, ...] = (
     # no later "eyJ" in that run can start a token either, and retrying from each one
     # ("eyJ-eyJ-…") would rescan the run every time, quadratic in its length.
     _Rule(
-        r"(?<![A-Za-z0-9_])eyJ(?:[A-Za-z0-9_-]{8,}+\.[A-Za-z0-9_-]{8,}+\.[A-Za-z0-9_-]*+"
+        rf"{_TOKEN_START}eyJ(?:[A-Za-z0-9_-]{{8,}}+\.[A-Za-z0-9_-]{{8,}}+\.[A-Za-z0-9_-]*+"
         r"|(?P<keep>[A-Za-z0-9_-]*+))",
         ("eyj",),
     ),
     # 7. OpenAI and Anthropic keys (sk-…, sk-proj-…, sk-ant-…).
-    _Rule(r"\bsk-[A-Za-z0-9_\-]{16,}+", ("sk-",)),
+    _Rule(rf"{_TOKEN_START}sk-[A-Za-z0-9_\-]{{16,}}+", ("sk-",)),
     # 8. Stripe secret and restricted keys.
-    _Rule(r"\b[rs]k_(?:live|test)_[A-Za-z0-9]{10,}+", ("k_live_", "k_test_")),
+    _Rule(rf"{_TOKEN_START}[rs]k_(?:live|test)_[A-Za-z0-9]{{10,}}+", ("k_live_", "k_test_")),
     # 9. AWS access key ids.
     _Rule(
-        r"\bA(?:KIA|SIA|BIA|CCA|IDA|ROA)[0-9A-Z]{16}\b",
+        rf"{_TOKEN_START}A(?:KIA|SIA|BIA|CCA|IDA|ROA)[0-9A-Z]{{16}}\b",
         ("akia", "asia", "abia", "acca", "aida", "aroa"),
     ),
     # 10. GitHub tokens, classic and fine-grained.
     _Rule(
-        r"\bg(?:h[pousr]_[A-Za-z0-9]{20,}+|ithub_pat_[A-Za-z0-9_]{20,}+)",
+        rf"{_TOKEN_START}g(?:h[pousr]_[A-Za-z0-9]{{20,}}+|ithub_pat_[A-Za-z0-9_]{{20,}}+)",
         ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
     ),
     # 11. Slack tokens: bot, user and app-level.
-    _Rule(r"\bx(?:ox[abprse]|app)-[A-Za-z0-9\-]{10,}+", ("xox", "xapp-")),
+    _Rule(rf"{_TOKEN_START}x(?:ox[abprse]|app)-[A-Za-z0-9\-]{{10,}}+", ("xox", "xapp-")),
     # 12. Google API keys.
-    _Rule(r"\bAIza[0-9A-Za-z_\-]{30,}+", ("aiza",)),
+    _Rule(rf"{_TOKEN_START}AIza[0-9A-Za-z_\-]{{30,}}+", ("aiza",)),
     # 13. GitLab personal access tokens.
-    _Rule(r"\bglpat-[A-Za-z0-9_\-]{20,}+", ("glpat-",)),
+    _Rule(rf"{_TOKEN_START}glpat-[A-Za-z0-9_\-]{{20,}}+", ("glpat-",)),
     # 14. Hugging Face tokens.
-    _Rule(r"\bhf_[A-Za-z0-9]{30,}+", ("hf_",)),
+    _Rule(rf"{_TOKEN_START}hf_[A-Za-z0-9]{{30,}}+", ("hf_",)),
     # 15. Webhook signing secrets (Stripe, Svix).
-    _Rule(r"\bwhsec_[A-Za-z0-9+/=]{20,}+", ("whsec_",)),
+    _Rule(rf"{_TOKEN_START}whsec_[A-Za-z0-9+/=]{{20,}}+", ("whsec_",)),
     # 16. The password of a URL's user information: scheme://user:password@host. The
     # password runs to the last "@" of the authority (a password may contain "@").
     _Rule(r"""(://[^\s/?#@:"'<>]*+:)[^\s/?#"'<>]+(?=@)""", ("://",)),
@@ -465,8 +470,8 @@ _REDACTIONS: tuple[_Rule, ...] = (
     # 20. Bearer credentials too short for rule 1: a run of token characters with a digit
     # ("Bearer hunter2"); not the id of a Sanctum token cut short ("Bearer 1|ab").
     _Rule(
-        rf"(\bbearer\s+)(?={_NON_DIGIT_TOKEN_CHARS}*+[0-9]){_TOKEN_CHARS}++=*+(?!\|)",
-        ("bearer ",),
+        rf"(\bbearer(?:\s+|%20))(?={_NON_DIGIT_TOKEN_CHARS}*+[0-9]){_TOKEN_CHARS}++=*+(?!\|)",
+        ("bearer ", "bearer%20"),
         fold=True,
     ),
     # 21. Authorization with any other scheme ("ApiKey …", "SSWS …", "Splunk …"): the

@@ -94,6 +94,13 @@ SHAPES = [
     ('{"api_key": ["k1", "k2"], "x": 1}', f'{{"api_key": {R}, "x": 1}}'),
     ('{"token": {"a": {"b": "c"}}, "x": 1}', f'{{"token": {R}, "x": 1}}'),
     ("password=[abc, def] ok", f"password={R} ok"),
+    # known token prefixes after a percent-escape
+    ("GET /x?q=Bearer%20sk-proj-abcdefghijklmnopqrstuv1234 ok", f"GET /x?q=Bearer%20{R} ok"),
+    ("GET /u?key%3Dsk-abcdefghijklmnopqrstuv1234&x=1", f"GET /u?key%3D{R}&x=1"),
+    ("a%20AKIAIOSFODNN7EXAMPLE b", f"a%20{R} b"),
+    ("x%2Fghp_abcdefghijklmnopqrstuvwxyz0123 y", f"x%2F{R} y"),
+    ("q=Bearer%20abcdefgh12345678&x", f"q=Bearer%20{R}&x"),
+    ("q=bearer%20hunter2&x", f"q=bearer%20{R}&x"),
     # prose after a comma is no cookie (the comma itself is a cookie character)
     ("Set-Cookie: a=1, then retry", f"Set-Cookie: {R} then retry"),
 ]
@@ -118,6 +125,7 @@ PROSE = [
     "a &amp; b &lt; c &#61 d",
     "the account key: see the portal",
     "design sig:",
+    "x%20sky-high task-abcdefghijklmnopqrstu",
 ]
 
 
@@ -141,7 +149,8 @@ def test_the_new_shapes_redact_as_the_spec_says(raw: str) -> None:
 _FRAGMENTS = [
     " ", ", ", "=", ":", ";", "&", "?", "|", "@", "/", "\\u003a", "%3D", "1", "a", "x1",
     "sig", "Signature", "X-Amz-", "code", "?code", "&auth", "_auth", '"auth"', "auth",
-    "%26", "%3F", "\\u0026", "&amp;", "&#61;", "&colon;",
+    "%26", "%3F", "\\u0026", "&amp;", "&#61;", "&colon;", "%20", "sk-abcdefghijklmnop1234",
+    "AKIAIOSFODNN7EXAMPLE",
     "AccountKey", "X-Auth-Key", "Subscription-Key", "apitoken", "csrftoken", "Authorization",
     "Proxy-", "ApiKey ", "SSWS ", "Bearer ", "hunter2", "abc12345", "0123456789", SANCTUM,
     "https://", "Set-Cookie: ", "a=1", "Wed, 21 Oct 2026 07:28:00 GMT", "[REDACTED]",
