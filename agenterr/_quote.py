@@ -995,12 +995,15 @@ def _markup_text(text: str) -> str:
     """The text of a markup document: character data and CDATA, entities decoded, the
     contents of script, style, noscript and template elements, comments and tags dropped,
     a piece equal to the one before it (a <title> repeated as <h1>) dropped too, and the
-    text of an element named like a credential redacted. Text that only inline elements
-    and comments separate is joined as a browser shows it (``sk-abc<b>def</b>`` is
-    ``sk-abcdef``), so markup cannot split a credential into pieces redaction misses."""
+    text inside an element named like a credential redacted, its child elements' text
+    included (``<Password><b>hun</b>ter2</Password>``, ``<Token><Value>…</Value></Token>``).
+    Text that only inline elements and comments separate is joined as a browser shows it
+    (``sk-abc<b>def</b>`` is ``sk-abcdef``), so markup cannot split a credential into
+    pieces redaction misses."""
     pieces: list[str] = []
     hidden: str | None = None
-    secret = False
+    secrets: dict[str, int] = {}  # the credential-named elements open, by name
+    secret = 0  # how many are open
     glued = False  # only inline tags since the last piece, which ended without a space
     for match in _MARKUP_TOKEN.finditer(text):
         cdata, closing, name, data = match.groups()
@@ -1010,8 +1013,14 @@ def _markup_text(text: str) -> str:
                 hidden = name
             elif closing and name == hidden:
                 hidden = None
-            # The innermost open element decides (a leaf holds the value).
-            secret = not closing and _secret_element(name) and not match.group(0).endswith("/>")
+            if _secret_element(name):
+                if closing:
+                    if secrets.get(name):
+                        secrets[name] -= 1
+                        secret -= 1
+                elif not match.group(0).endswith("/>"):
+                    secrets[name] = secrets.get(name, 0) + 1
+                    secret += 1
             glued = glued and name in _INLINE_ELEMENTS
             continue
         if hidden is not None or (cdata is None and data is None):
@@ -1019,6 +1028,9 @@ def _markup_text(text: str) -> str:
         raw = (html.unescape(data) if "&" in data else data) if data is not None else cdata or ""
         piece = " ".join(raw.split())
         if piece and secret:
+            if glued and pieces and pieces[-1].endswith(REDACTED) and not raw[:1].isspace():
+                glued = not raw[-1:].isspace()
+                continue  # one secret split by inline tags: one marker
             piece = REDACTED
         if not piece:
             glued = glued and not raw  # white space between tags separates words

@@ -181,3 +181,21 @@ def test_a_json_error_code_opens_no_key_rule() -> None:
 
     for text in ('{"error":{"code":400,"message":"bad"}}', "error code=500", "the signature: bad"):
         assert _open(text, _ascii_lower(text)) == 0, text
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ("<Error><Password><b>hun</b>ter2</Password><Code>X</Code></Error>", f"{R} X"),
+        (
+            "<Error><Token><Value>abc</Value><Exp>1</Exp></Token><Message>bad</Message></Error>",
+            f"{R} bad",
+        ),
+        ("<e><password>abc<br/>def</password> ok</e>", f"{R} ok"),
+        ("<e><Password/>visible</e>", "visible"),
+        ("<e></password>x<password>y</e>", f"x {R}"),
+    ],
+)
+def test_a_credential_elements_children_are_redacted(body: str, expected: str) -> None:
+    """XML: every text inside an element named like a credential, child elements included."""
+    assert snippet(body) == expected
