@@ -147,6 +147,8 @@ _COOKIES = (
     r"""|, [0-9]{1,2}[ -][a-z]{3}[ -][0-9]{2,4} [0-9]{2}:[0-9]{2}:[0-9]{2} gmt"""
     r"""|[^\s"';]|; ?)*+"""
 )
+# A name whose end is a key, in a name/value entry (rules 24 and 25): "DB_PASSWORD".
+_NAMED = rf"[a-z0-9_.\-]*?(?:{_STRONG_KEYS}|{_WORD_KEYS})"
 # A token as a URL's user information, with no password (https://TOKEN@host): a
 # generated-looking one only, so that ssh://git@host and https://user@host stay.
 _URL_USER = r"(?:(?=[a-z_\-.~+%]*+[0-9])[a-z0-9_\-.~+%]{8,}+|[a-z0-9_\-.~+%]{24,}+)"
@@ -237,7 +239,8 @@ _COOKIE_RUN = re.compile(r"""[^\s"';=]*+""", re.ASCII)
 
 class _CookieValue:
     """Whether rule 17's value can match after a head that ends at ``end``: it opens with a
-    quote (or an escaped one), or its run of cookie characters ends at an "=" (COOKIES).
+    quote (or an escaped one), a brace or a bracket (QUOTED), or its run of cookie
+    characters ends at an "=" (COOKIES).
     A run is measured once: every head inside it ends in the same run, whose end is kept."""
 
     __slots__ = ("run_end", "run_start")
@@ -247,7 +250,7 @@ class _CookieValue:
 
     def __call__(self, subject: str, end: int) -> bool:
         first = subject[end : end + 1]
-        if first in ('"', "'"):
+        if first in ('"', "'", "{", "["):  # QUOTED: quoted, or an object or a list
             return True
         if first == "\\":
             after = _BACKSLASHES.match(subject, end)
@@ -486,6 +489,22 @@ _REDACTIONS: tuple[_Rule, ...] = (
     _Rule(r"\b[0-9]++\|[A-Za-z0-9_]{40,}+", ("|",)),
     # 23. A token as a URL's user information, with no password: https://TOKEN@host.
     _Rule(rf"(://){_URL_USER}(?=@)", ("://",), fold=True),
+    # 24. Name/value objects ({"name": "DB_PASSWORD", "value": "…"}: Kubernetes env, ECS
+    # task definitions): the value of an entry whose name ends in a key.
+    _Rule(
+        rf"""("(?:name|key)"\s*:\s*"{_NAMED}"\s*,\s*"value"\s*:\s*)"""
+        f"(?:{_QUOTED_VALUE}|{_BARE_VALUE})",
+        ('value"',),
+        fold=True,
+    ),
+    # 25. Pairs in a list ([["Authorization", "…"], …]: headers as pairs): the second
+    # string of a two-string list, itself in a list, whose first names a key.
+    _Rule(
+        rf"""(\[(?:(?<=[\[,]\[)|(?<=[\[,]\s\[))\s*"{_NAMED}"\s*,\s*)"""
+        rf"""(?:{_QUOTED_VALUE})(?=\s*\])""",
+        ("[",),
+        fold=True,
+    ),
 )
 # Which rules run at all is decided by cheap necessary conditions, tested on the
 # lower-cased text (or, for capitals, on the text): a substring test per literal, and for a
@@ -528,6 +547,8 @@ _FAMILIES: tuple[tuple[re.Pattern[str], bool, str, tuple[str, ...]], ...] = (
         (re.compile(re.escape(start) + _EQUALS_SEPARATOR, re.ASCII), False, start, (start,))
         for start in _CODE_STARTS
     ),
+    # Rule 25's pair: "[" is in most JSON bodies, a list that starts with a key is not.
+    (re.compile(rf"""\[\s*"{_NAMED}"\s*,""", re.ASCII), False, "[", ("[",)),
     (re.compile("k_(?:live|test)_"), False, "k_", ("k_live_", "k_test_")),
     (
         re.compile("A(?:KIA|SIA|BIA|CCA|IDA|ROA|Iza)"),
@@ -590,7 +611,7 @@ _ALL_GATES: tuple[_Gate, ...] = (
 # set) checks, at each place it occurs, the gate's start around it (look-behind) and its
 # pattern after it (look-ahead), for all the gates of that character at once. Only the
 # gates of a character found so are then tested one by one; the others are tested directly.
-_RARE = "|?&%\\jkwxbh/-gp"
+_RARE = "|?&%\\[jkwxbh/-gpv"
 """Characters from rarest to commonest in error bodies (measured on the corpus); a gate
 whose start holds none of them is tested directly."""
 

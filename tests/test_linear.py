@@ -64,6 +64,10 @@ HOSTILE_UNITS = (
     "password: [",
     '"password":{"a":{',
     "password='\\'",
+    # name/value entries
+    '{"name":"xpassword","value":',
+    '[["password",',
+    '[[["password","',
 )
 HOSTILE = ("xpwd:" * 1700)[: quote.SCAN_WINDOW]
 

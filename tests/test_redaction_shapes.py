@@ -101,6 +101,16 @@ SHAPES = [
     ("x%2Fghp_abcdefghijklmnopqrstuvwxyz0123 y", f"x%2F{R} y"),
     ("q=Bearer%20abcdefgh12345678&x", f"q=Bearer%20{R}&x"),
     ("q=bearer%20hunter2&x", f"q=bearer%20{R}&x"),
+    # name/value objects and pairs in a list
+    (
+        '{"env":[{"name":"DB_PASSWORD","value":"hunter2"},{"name":"HOST","value":"db"}]}',
+        f'{{"env":[{{"name":"DB_PASSWORD","value":"{R}"}},{{"name":"HOST","value":"db"}}]}}',
+    ),
+    ('{"key": "API_KEY", "value": abc123}', f'{{"key": "API_KEY", "value": {R}}}'),
+    (
+        '{"headers": [["Authorization", "Bearer x"], ["Accept", "json"]]}',
+        f'{{"headers": [["Authorization", "{R}"], ["Accept", "json"]]}}',
+    ),
     # prose after a comma is no cookie (the comma itself is a cookie character)
     ("Set-Cookie: a=1, then retry", f"Set-Cookie: {R} then retry"),
 ]
@@ -125,6 +135,8 @@ PROSE = [
     "a &amp; b &lt; c &#61 d",
     "the account key: see the portal",
     "design sig:",
+    '{"missing": ["password", "email"]}',
+    '{"name": "password", "type": "string"}',
     "x%20sky-high task-abcdefghijklmnopqrstu",
 ]
 
@@ -150,7 +162,7 @@ _FRAGMENTS = [
     " ", ", ", "=", ":", ";", "&", "?", "|", "@", "/", "\\u003a", "%3D", "1", "a", "x1",
     "sig", "Signature", "X-Amz-", "code", "?code", "&auth", "_auth", '"auth"', "auth",
     "%26", "%3F", "\\u0026", "&amp;", "&#61;", "&colon;", "%20", "sk-abcdefghijklmnop1234",
-    "AKIAIOSFODNN7EXAMPLE",
+    "AKIAIOSFODNN7EXAMPLE", '{"name":"', '"value":', "[", "]", '["', '"DB_PASSWORD"',
     "AccountKey", "X-Auth-Key", "Subscription-Key", "apitoken", "csrftoken", "Authorization",
     "Proxy-", "ApiKey ", "SSWS ", "Bearer ", "hunter2", "abc12345", "0123456789", SANCTUM,
     "https://", "Set-Cookie: ", "a=1", "Wed, 21 Oct 2026 07:28:00 GMT", "[REDACTED]",
