@@ -147,6 +147,9 @@ _COOKIES = (
     r"""|, [0-9]{1,2}[ -][a-z]{3}[ -][0-9]{2,4} [0-9]{2}:[0-9]{2}:[0-9]{2} gmt"""
     r"""|[^\s"';]|; ?)*+"""
 )
+# YAML's node properties and block indicators before a value (password: |, >-, !!str, &pw),
+# one to three of them, each followed by a space (the line break, folded).
+_YAML_PROPERTIES = r"""(?:(?:[|>][-+0-9]*+|!!?[a-z]*+|&[^\s"'&,;}\]]++)\s){1,3}+"""
 # A name whose end is a key, in a name/value entry (rules 24 and 25): "DB_PASSWORD".
 _NAMED = rf"[a-z0-9_.\-]*?(?:{_STRONG_KEYS}|{_WORD_KEYS})"
 # A token as a URL's user information, with no password (https://TOKEN@host): a
@@ -399,9 +402,12 @@ _REDACTIONS: tuple[_Rule, ...] = (
         ("pass", "pwd", "secret", "key", "token", "auth"),
         fold=True,
     ),
-    # 4. password: value, api_key: value … — any bare value: a password can be a plain word.
+    # 4. password: value, api_key: value … — any bare value: a password can be a plain word;
+    # after YAML's block indicators, tags and anchors (password: |, !!str, &pw), the value
+    # that follows them, quoted or not.
     _Rule(
-        _key(_STRONG_KEYS, _COLON) + f"(?:{_BARE_VALUE})",
+        _key(_STRONG_KEYS, _COLON)
+        + f"(?:{_YAML_PROPERTIES}(?:{_QUOTED_VALUE}|{_BARE_VALUE})|{_BARE_VALUE})",
         ("pass", "pwd", "secret", "key", "token", "auth"),
         fold=True,
     ),

@@ -68,6 +68,10 @@ HOSTILE_UNITS = (
     '{"name":"xpassword","value":',
     '[["password",',
     '[[["password","',
+    # YAML properties
+    "password: | ",
+    "password: !!a ",
+    "password: &a &b ",
 )
 HOSTILE = ("xpwd:" * 1700)[: quote.SCAN_WINDOW]
 

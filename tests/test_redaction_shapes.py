@@ -101,6 +101,12 @@ SHAPES = [
     ("x%2Fghp_abcdefghijklmnopqrstuvwxyz0123 y", f"x%2F{R} y"),
     ("q=Bearer%20abcdefgh12345678&x", f"q=Bearer%20{R}&x"),
     ("q=bearer%20hunter2&x", f"q=bearer%20{R}&x"),
+    # YAML block scalars, tags and anchors
+    ("password: |\n  hunter2\nuser: bob", f"password: {R} user: bob"),
+    ("password: >-\n  hunter2\nx: 1", f"password: {R} x: 1"),
+    ("password: !!str hunter2 ok", f"password: {R} ok"),
+    ("password: &pw hunter2 ok", f"password: {R} ok"),
+    ('api_key: !!str "abc def" ok', f"api_key: {R} ok"),
     # name/value objects and pairs in a list
     (
         '{"env":[{"name":"DB_PASSWORD","value":"hunter2"},{"name":"HOST","value":"db"}]}',
@@ -163,6 +169,7 @@ _FRAGMENTS = [
     "sig", "Signature", "X-Amz-", "code", "?code", "&auth", "_auth", '"auth"', "auth",
     "%26", "%3F", "\\u0026", "&amp;", "&#61;", "&colon;", "%20", "sk-abcdefghijklmnop1234",
     "AKIAIOSFODNN7EXAMPLE", '{"name":"', '"value":', "[", "]", '["', '"DB_PASSWORD"',
+    "|", ">-", "!!str", "&pw", "password", "api_key: ", "\n",
     "AccountKey", "X-Auth-Key", "Subscription-Key", "apitoken", "csrftoken", "Authorization",
     "Proxy-", "ApiKey ", "SSWS ", "Bearer ", "hunter2", "abc12345", "0123456789", SANCTUM,
     "https://", "Set-Cookie: ", "a=1", "Wed, 21 Oct 2026 07:28:00 GMT", "[REDACTED]",
