@@ -33,7 +33,7 @@ from agenterr import (
     TransientToolError,
     classified_tool,
 )
-from agenterr.integrations._redacted import RedactedCause
+from agenterr._adapter import RedactedCause
 from agenterr.integrations.dramatiq import (
     retry_transient,
     retry_when_transient,

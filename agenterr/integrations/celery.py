@@ -41,6 +41,7 @@ import math
 from typing import Any, NoReturn
 
 from .. import Outcome
+from .._adapter import redacted_cause
 from ..errors import (
     AgentToolError,
     AuthToolError,
@@ -49,7 +50,6 @@ from ..errors import (
     TransientToolError,
     error_for,
 )
-from ._redacted import redacted_cause
 from ._require import require
 
 _celery = require("celery", "celery")
@@ -238,7 +238,7 @@ class ClassifiedTask(_Task):  # type: ignore[misc]  # subclassing Any: see _Task
 def _raise_redacted(error: AgentToolError) -> NoReturn:
     """Raise a fresh copy of ``error`` (its class and Outcome, so it pickles and rebuilds
     under ``json``) from redacted stand-ins of its cause chain, the exception being handled
-    suppressed: what Celery stores and logs (see :mod:`agenterr.integrations._redacted`)."""
+    suppressed: what Celery stores and logs (see :mod:`agenterr._adapter`)."""
     copy = redacted_cause(error)
     raise copy from copy.__cause__
 

@@ -36,8 +36,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any, NoReturn, ParamSpec, TypeVar, cast
 
 from .. import Outcome
+from .._adapter import redacted_cause
 from ..errors import AgentToolError, TransientToolError, error_for
-from ._redacted import redacted_cause
 from ._require import require
 
 _dramatiq = require("dramatiq", "dramatiq")
@@ -91,7 +91,7 @@ def retry_transient(failure: AgentToolError | Outcome[Any]) -> NoReturn:
 
 def _hand_over(error: AgentToolError) -> NoReturn:
     """Raise what Dramatiq gets for ``error``: a copy of it (class and Outcome) chained from
-    redacted stand-ins of its causes (see :mod:`agenterr.integrations._redacted`), as
+    redacted stand-ins of its causes (see :mod:`agenterr._adapter`), as
     ``dramatiq.Retry`` ``from`` the copy when transient. Dramatiq keeps the formatted
     traceback in the message (``options["traceback"]``, with its retries and in the dead
     letter queue) and logs it; the raw exception's message may hold a credential."""

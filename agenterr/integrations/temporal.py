@@ -33,7 +33,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any, ParamSpec, Protocol, TypeVar, overload
 
 from agenterr import AgentToolError, Outcome
-from agenterr.integrations._redacted import RedactedCause, redacted_cause
+from agenterr._adapter import RedactedCause, redacted_cause
 from agenterr.integrations._require import require
 
 require("temporalio", "temporal")
