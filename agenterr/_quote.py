@@ -148,8 +148,15 @@ _COOKIES = (
     r"""|[^\s"';]|; ?)*+"""
 )
 # YAML's node properties and block indicators before a value (password: |, >-, !!str, &pw),
-# one to three of them, each followed by a space (the line break, folded).
-_YAML_PROPERTIES = r"""(?:(?:[|>][-+0-9]*+|!!?[a-z]*+|&[^\s"'&,;}\]]++)\s){1,3}+"""
+# one to three of them, each followed by white space (the line break, folded, or a JSON
+# \n escape, which the view reads as two spaces).
+_YAML_PROPERTIES = r"""(?:(?:[|>][-+0-9]*+|!!?[a-z]*+|&[^\s"'&,;}\]]++)\s++){1,3}+"""
+# The name of an XML element that holds a credential (SPEC 7.1's list, in a pattern): an
+# optional namespace prefix, then a name that ends so.
+_SECRET_TAG = (
+    r"(?:[a-z0-9_.\-]*+:)?[a-z0-9_.\-]*?(?:password|passwd|passphrase|secret|"
+    r"(?:secret|api|access|private)[_.\-]?key|token|authorization|cookie)"
+)
 # A name whose end is a key, in a name/value entry (rules 24 and 25): "DB_PASSWORD".
 _NAMED = rf"[a-z0-9_.\-]*?(?:{_STRONG_KEYS}|{_WORD_KEYS})"
 # A token as a URL's user information, with no password (https://TOKEN@host): a
@@ -251,7 +258,8 @@ class _CookieValue:
     def __init__(self) -> None:
         self.run_start = self.run_end = -1
 
-    def __call__(self, subject: str, end: int) -> bool:
+    def __call__(self, subject: str, head: re.Match[str]) -> bool:
+        end = head.end()
         first = subject[end : end + 1]
         if first in ('"', "'", "{", "["):  # QUOTED: quoted, or an object or a list
             return True
@@ -263,6 +271,17 @@ class _CookieValue:
             run = _COOKIE_RUN.match(subject, end)
             self.run_start, self.run_end = end, end if run is None else run.end()
         return subject[self.run_end : self.run_end + 1] == "="
+
+
+_SECRET_ELEMENT_SPAN = 256
+"""Most characters of an embedded credential element's content (rule 26)."""
+
+
+def _closed_soon(subject: str, head: re.Match[str]) -> bool:
+    """Rule 26's value can match: the element's closing tag starts within its span."""
+    closing = f"</{head.group(2)}>"
+    end = head.end()
+    return subject.find(closing, end, end + _SECRET_ELEMENT_SPAN + len(closing)) >= 0
 
 
 class _Rule:
@@ -303,7 +322,7 @@ class _Rule:
         *,
         fold: bool = False,
         accept: Callable[[str], bool] | None = None,
-        viable: Callable[[], Callable[[str, int], bool]] | None = None,
+        viable: Callable[[], Callable[[str, re.Match[str]], bool]] | None = None,
     ) -> None:
         self.pattern = re.compile(pattern, re.ASCII)
         self.literals = literals
@@ -343,7 +362,7 @@ class _Rule:
             start = head.start()
             if (
                 (not keyed or _key_starts(subject, start, view))
-                and (viable is None or viable(subject, head.end()))
+                and (viable is None or viable(subject, head))
                 and (match := match_at(subject, start)) is not None
             ):
                 yield match
@@ -511,6 +530,18 @@ _REDACTIONS: tuple[_Rule, ...] = (
         ("[",),
         fold=True,
     ),
+    # 26. An XML element named like a credential inside text that is no markup document
+    # ("Bad request: <Password><b>hun</b>ter2</Password>"): its content, child elements
+    # included, up to its closing tag within 256 characters; the tags stay. Whether the
+    # closing tag comes is asked first, with str.find over those characters only, so that
+    # many unclosed tags cost linear time.
+    _Rule(
+        rf"(<({_SECRET_TAG})(?:\s[^<>]*+)?>)(?:[^<]|<(?!/\2>)){{0,{_SECRET_ELEMENT_SPAN}}}+"
+        r"(?=</\2>)",
+        ("<",),
+        fold=True,
+        viable=lambda: _closed_soon,
+    ),
 )
 # Which rules run at all is decided by cheap necessary conditions, tested on the
 # lower-cased text (or, for capitals, on the text): a substring test per literal, and for a
@@ -553,6 +584,8 @@ _FAMILIES: tuple[tuple[re.Pattern[str], bool, str, tuple[str, ...]], ...] = (
         (re.compile(re.escape(start) + _EQUALS_SEPARATOR, re.ASCII), False, start, (start,))
         for start in _CODE_STARTS
     ),
+    # Rule 26's element: "<" starts every tag, a credential-named one is rare.
+    (re.compile(rf"<{_SECRET_TAG}(?:\s|>)", re.ASCII), False, "<", ("<",)),
     # Rule 25's pair: "[" is in most JSON bodies, a list that starts with a key is not.
     (re.compile(rf"""\[\s*"{_NAMED}"\s*,""", re.ASCII), False, "[", ("[",)),
     (re.compile("k_(?:live|test)_"), False, "k_", ("k_live_", "k_test_")),
@@ -617,7 +650,7 @@ _ALL_GATES: tuple[_Gate, ...] = (
 # set) checks, at each place it occurs, the gate's start around it (look-behind) and its
 # pattern after it (look-ahead), for all the gates of that character at once. Only the
 # gates of a character found so are then tested one by one; the others are tested directly.
-_RARE = "|?&%\\[jkwxbh/-gpv"
+_RARE = "|<?&%\\[jkwxbh/-gpv"
 """Characters from rarest to commonest in error bodies (measured on the corpus); a gate
 whose start holds none of them is tested directly."""
 

@@ -72,6 +72,10 @@ HOSTILE_UNITS = (
     "password: | ",
     "password: !!a ",
     "password: &a &b ",
+    # credential elements in text
+    "<token>",
+    "<a:password x>",
+    "<token>a</token>",
 )
 HOSTILE = ("xpwd:" * 1700)[: quote.SCAN_WINDOW]
 

@@ -107,6 +107,15 @@ SHAPES = [
     ("password: !!str hunter2 ok", f"password: {R} ok"),
     ("password: &pw hunter2 ok", f"password: {R} ok"),
     ('api_key: !!str "abc def" ok', f"api_key: {R} ok"),
+    # an XML credential element inside text that is no markup document
+    (
+        "Bad: <Error><Password><b>hun</b>ter2</Password></Error>",
+        f"Bad: <Error><Password>{R}</Password></Error>",
+    ),
+    (
+        "x <aws:SecretAccessKey>abc</aws:SecretAccessKey> y",
+        f"x <aws:SecretAccessKey>{R}</aws:SecretAccessKey> y",
+    ),
     # name/value objects and pairs in a list
     (
         '{"env":[{"name":"DB_PASSWORD","value":"hunter2"},{"name":"HOST","value":"db"}]}',
@@ -141,6 +150,7 @@ PROSE = [
     "a &amp; b &lt; c &#61 d",
     "the account key: see the portal",
     "design sig:",
+    'use -H "Authorization: <token>" and retry',
     '{"missing": ["password", "email"]}',
     '{"name": "password", "type": "string"}',
     "x%20sky-high task-abcdefghijklmnopqrstu",
@@ -169,7 +179,7 @@ _FRAGMENTS = [
     "sig", "Signature", "X-Amz-", "code", "?code", "&auth", "_auth", '"auth"', "auth",
     "%26", "%3F", "\\u0026", "&amp;", "&#61;", "&colon;", "%20", "sk-abcdefghijklmnop1234",
     "AKIAIOSFODNN7EXAMPLE", '{"name":"', '"value":', "[", "]", '["', '"DB_PASSWORD"',
-    "|", ">-", "!!str", "&pw", "password", "api_key: ", "\n",
+    "|", ">-", "!!str", "&pw", "password", "api_key: ", "\n", "<Token>", "</token>", "<b>",
     "AccountKey", "X-Auth-Key", "Subscription-Key", "apitoken", "csrftoken", "Authorization",
     "Proxy-", "ApiKey ", "SSWS ", "Bearer ", "hunter2", "abc12345", "0123456789", SANCTUM,
     "https://", "Set-Cookie: ", "a=1", "Wed, 21 Oct 2026 07:28:00 GMT", "[REDACTED]",
