@@ -291,7 +291,8 @@ class _Rule:
     match is the value, replaced by the marker inside the value's own quotes. A match in
     which the group named ``keep`` took part, or whose value ``accept`` refuses, is left as
     it is. ``literals`` are strings one of which every match contains, in the lower-cased
-    text: a cheap test that skips the pattern on text that cannot match. ``viable``, when
+    text: a cheap test that skips the pattern on text that cannot match, as is ``requires``,
+    a character every match holds (tested in the text searched). ``viable``, when
     given, makes a fresh necessary condition on the value (the subject and where the head
     ends) for one pass over a text.
 
@@ -311,6 +312,7 @@ class _Rule:
         "keyed",
         "literals",
         "pattern",
+        "requires",
         "search",
         "viable",
     )
@@ -323,12 +325,14 @@ class _Rule:
         fold: bool = False,
         accept: Callable[[str], bool] | None = None,
         viable: Callable[[], Callable[[str, re.Match[str]], bool]] | None = None,
+        requires: str = "",
     ) -> None:
         self.pattern = re.compile(pattern, re.ASCII)
         self.literals = literals
         self.fold = fold
         self.accept = accept
         self.viable = viable
+        self.requires = requires
         self.keeps = "keep" in self.pattern.groupindex
         self.keyed = _KEY_START in pattern
         # The pattern searched: the same language, but starting with a letter, so that the
@@ -374,6 +378,8 @@ class _Rule:
         """``text`` with every match redacted, matched in its view (_view), lower-cased when
         folding."""
         subject = lowered if self.fold else view
+        if self.requires and self.requires not in subject:
+            return text  # a character every match holds is missing: one fast scan
         if (self.search if self.head is None else self.head).search(subject) is None:
             return text  # the common case once a prefilter let the rule through
         pieces: list[str] = []
@@ -472,7 +478,7 @@ _REDACTIONS: tuple[_Rule, ...] = (
     _Rule(rf"{_TOKEN_START}whsec_[A-Za-z0-9+/=]{{20,}}+", ("whsec_",)),
     # 16. The password of a URL's user information: scheme://user:password@host. The
     # password runs to the last "@" of the authority (a password may contain "@").
-    _Rule(r"""(://[^\s/?#@:"'<>]*+:)[^\s/?#"'<>]+(?=@)""", ("://",)),
+    _Rule(r"""(://[^\s/?#@:"'<>]*+:)[^\s/?#"'<>]+(?=@)""", ("://",), requires="@"),
     # 17. Cookie and Set-Cookie headers: every pair of the value.
     _Rule(
         rf"""(\bcookie(?:\\*+["'])?\s*:\s*)(?:{_QUOTED_VALUE}|{_COOKIES})""",
@@ -513,13 +519,13 @@ _REDACTIONS: tuple[_Rule, ...] = (
     # 22. Laravel Sanctum tokens on their own: an id, "|", 40 or more random characters.
     _Rule(r"\b[0-9]++\|[A-Za-z0-9_]{40,}+", ("|",)),
     # 23. A token as a URL's user information, with no password: https://TOKEN@host.
-    _Rule(rf"(://){_URL_USER}(?=@)", ("://",), fold=True),
+    _Rule(rf"(://){_URL_USER}(?=@)", ("://",), fold=True, requires="@"),
     # 24. Name/value objects ({"name": "DB_PASSWORD", "value": "…"}: Kubernetes env, ECS
     # task definitions): the value of an entry whose name ends in a key.
     _Rule(
         rf"""("(?:name|key)"\s*:\s*"{_NAMED}"\s*,\s*"value"\s*:\s*)"""
         f"(?:{_QUOTED_VALUE}|{_BARE_VALUE})",
-        ('value"',),
+        ("pass", "pwd", "secret", "key", "token", "auth"),
         fold=True,
     ),
     # 25. Pairs in a list ([["Authorization", "…"], …]: headers as pairs): the second
@@ -527,7 +533,7 @@ _REDACTIONS: tuple[_Rule, ...] = (
     _Rule(
         rf"""(\[(?:(?<=[\[,]\[)|(?<=[\[,]\s\[))\s*"{_NAMED}"\s*,\s*)"""
         rf"""(?:{_QUOTED_VALUE})(?=\s*\])""",
-        ("[",),
+        ("pass", "pwd", "secret", "key", "token", "auth"),
         fold=True,
     ),
     # 26. An XML element named like a credential inside text that is no markup document
@@ -562,7 +568,7 @@ _KEY_WORDS = {
     "sig": "sig(?:nature)?",
     "cookie": "cookie",
 }
-_SEPARATOR = r"""\b(?:\\*+["'])?\s*(?:[:=]|%3d|\\u003[ad])"""
+_SEPARATOR = r"""\b(?:\\*+["'])?\s*(?:[:=,]|%3d|\\u003[ad])"""
 # Keys that are names only before "=" (SIGNED): "signature: invalid" must not open rule 2.
 _EQUALS_ONLY = frozenset({"sig"})
 _EQUALS_SEPARATOR = r"""\b(?:\\*+["'])?\s*(?:=|%3d|\\u003d)"""
@@ -586,8 +592,6 @@ _FAMILIES: tuple[tuple[re.Pattern[str], bool, str, tuple[str, ...]], ...] = (
     ),
     # Rule 26's element: "<" starts every tag, a credential-named one is rare.
     (re.compile(rf"<{_SECRET_TAG}(?:\s|>)", re.ASCII), False, "<", ("<",)),
-    # Rule 25's pair: "[" is in most JSON bodies, a list that starts with a key is not.
-    (re.compile(rf"""\[\s*"{_NAMED}"\s*,""", re.ASCII), False, "[", ("[",)),
     (re.compile("k_(?:live|test)_"), False, "k_", ("k_live_", "k_test_")),
     (
         re.compile("A(?:KIA|SIA|BIA|CCA|IDA|ROA|Iza)"),
@@ -650,7 +654,7 @@ _ALL_GATES: tuple[_Gate, ...] = (
 # set) checks, at each place it occurs, the gate's start around it (look-behind) and its
 # pattern after it (look-ahead), for all the gates of that character at once. Only the
 # gates of a character found so are then tested one by one; the others are tested directly.
-_RARE = "|<?&%\\[jkwxbh/-gpv"
+_RARE = "|<?&%\\jkwxbh/-gp"
 """Characters from rarest to commonest in error bodies (measured on the corpus); a gate
 whose start holds none of them is tested directly."""
 
