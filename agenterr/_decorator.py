@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import pickle
+import weakref
 from collections.abc import (
     AsyncGenerator,
     AsyncIterator,
@@ -29,7 +30,7 @@ from collections.abc import (
     Iterator,
     Mapping,
 )
-from types import CodeType
+from types import CodeType, CoroutineType
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -37,6 +38,7 @@ from typing import (
     ParamSpec,
     Protocol,
     TypeVar,
+    cast,
     overload,
 )
 
@@ -44,7 +46,16 @@ import wrapt
 
 from ._exceptions import passes_through
 from ._outcome import Outcome
-from ._policy import PLAIN, ErrorRule, FailureObserver, Policy, raise_typed, success
+from ._policy import (
+    AWAITABLE,
+    PLAIN,
+    ErrorRule,
+    FailureObserver,
+    Policy,
+    raise_typed,
+    result_kind,
+    success,
+)
 from ._rules import Rules, compile_rules
 from ._taxonomy import Code
 
@@ -82,6 +93,8 @@ def _sync(policy: Policy, raises: bool) -> _Wrapper:
                 raise_typed(outcome, exc)
             if type(result) in plain:
                 return result
+            if result_kind(type(result)) == AWAITABLE:
+                return _awaited(policy, True, result, wrapped, args, kwargs)
             return policy.result_value(result)
 
         return call_raising
@@ -93,9 +106,62 @@ def _sync(policy: Policy, raises: bool) -> _Wrapper:
             return policy.on_exception(exc, wrapped, args, kwargs, True)
         if type(result) in plain:
             return ok(result)
+        if result_kind(type(result)) == AWAITABLE:
+            return _awaited(policy, False, result, wrapped, args, kwargs)
         return policy.on_result(result)
 
     return call
+
+
+def _awaited(  # noqa: PLR0917 - the wrapper's arguments, passed on
+    policy: Policy,
+    raises: bool,
+    awaitable: Any,
+    wrapped: Any,
+    args: Any,
+    kwargs: Any,
+) -> Coroutine[Any, Any, Any]:
+    """A sync tool returned an awaitable (a coroutine, a task, a future): the caller gets a
+    coroutine that awaits it and classifies what that gives, as the async wrapper does, so
+    ``await tool()`` is an Outcome (or the value, or the typed error with ``raises=True``).
+
+    Its name is the awaitable's, so a caller that never awaits it is told which, once: when
+    it goes away (closed, or collected) without having awaited the tool's coroutine, that
+    coroutine is closed too, so Python does not warn a second time about it."""
+    coroutine = cast(
+        "CoroutineType[Any, Any, Any]",
+        _classify_awaited(policy, raises, awaitable, wrapped, args, kwargs),
+    )
+    name = getattr(awaitable, "__qualname__", None)
+    if isinstance(name, str):
+        coroutine.__qualname__ = name
+    close = getattr(awaitable, "close", None) if inspect.iscoroutine(awaitable) else None
+    if close is not None:
+        weakref.finalize(coroutine, close).atexit = False
+    return coroutine
+
+
+async def _classify_awaited(  # noqa: PLR0917 - as _awaited
+    policy: Policy,
+    raises: bool,
+    awaitable: Any,
+    wrapped: Any,
+    args: Any,
+    kwargs: Any,
+) -> Any:
+    try:
+        result = await awaitable
+    except Exception as exc:
+        # Raised by the awaitable's body, not by the call: no binding diagnosis.
+        outcome = policy.on_exception(exc, wrapped, args, kwargs, False)
+        if not raises:
+            return outcome
+        if outcome.ok:
+            return outcome.value
+        raise_typed(outcome, exc)
+    if raises:
+        return policy.result_value(result)
+    return policy.on_result(result)
 
 
 def _async(policy: Policy, raises: bool) -> _Wrapper:
@@ -608,6 +674,13 @@ def classified_tool(
     so; failures before the request was sent (connect errors, DNS, 429, 503) stay retryable.
     Outcomes from ``errors=`` rules, returned Outcomes and raised ``AgentToolError`` are the
     author's decision and are not rewritten.
+
+    A ``def`` tool that returns an awaitable (a coroutine, a task, a future: ``def
+    get(x): return client.get(x)`` with an async client) is typed as an ``async def`` one
+    and behaves so: the call returns a coroutine whose result is the Outcome (or, with
+    ``raises=True``, the value or the typed error) of awaiting what the tool returned.
+    Arguments still bind at the call; an exception raised while awaiting is the tool's
+    (never a binding problem). Never awaited, it warns once, by the tool coroutine's name.
 
     Generators: in Outcome mode every item is an Outcome, and an exception ends the
     iteration with one final failed Outcome; in raises mode items pass through and an

@@ -7,8 +7,8 @@ import math
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Generic, NoReturn, TypeVar
 
-from ._hints import hint_for, schema_hint, where
-from ._quote import snippet
+from ._hints import MAX_PROBLEMS, hint_for, schema_hint, where
+from ._quote import SCAN_WINDOW, snippet
 from ._responses import as_status
 from ._retry_after import RETRY_AFTER_CEILING
 from ._taxonomy import Class, Code
@@ -333,6 +333,12 @@ _HINT_PART_CAP = 8000
 """Characters kept of each line of a hint that had to be cleaned."""
 _ITEM = "\n- "
 """How a hint's list item starts (the SCHEMA_INVALID hint): the one newline a hint keeps."""
+_HINT_ITEMS = MAX_PROBLEMS + 1
+"""Most list items of a hint that had to be cleaned: the SCHEMA_INVALID hint's problems and
+its "… and N more" line (SPEC 8.1); later items are dropped."""
+_HINT_CAP = SCAN_WINDOW
+"""Most characters of a hint that had to be cleaned: an item that would take it past this is
+dropped with every item after it (SPEC 8.1). Every hint a classifier builds is shorter."""
 
 
 def _built(
@@ -381,11 +387,35 @@ assert {f.name for f in fields(Outcome)} == {
 
 
 def _clean_hint(hint: str) -> str:
-    """Each line through the quoting gate (strip, fold, redact); list items stay items."""
-    first, *items = hint.split(_ITEM)
-    parts = [snippet(first, _HINT_PART_CAP)]
-    parts.extend(line for line in (snippet(item, _HINT_PART_CAP) for item in items) if line)
+    """Each line through the quoting gate (strip, fold, redact); list items stay items.
+
+    Bounded whatever the hint's size (a wire object of megabytes): at most _HINT_ITEMS items
+    are kept, and no item that would take the hint past _HINT_CAP characters; each line is
+    read up to the scan window, and the hint is read once, up to the last item kept.
+    """
+    first, found = _next_line(hint, 0)
+    text = snippet(first, _HINT_PART_CAP)
+    parts = [text]
+    size = len(text)
+    while found >= 0 and len(parts) <= _HINT_ITEMS:
+        line, found = _next_line(hint, found + len(_ITEM))
+        item = snippet(line, _HINT_PART_CAP)
+        if not item:
+            continue
+        size += len(_ITEM) + len(item)
+        if size > _HINT_CAP:
+            break
+        parts.append(item)
     return _ITEM.join(parts)
+
+
+def _next_line(hint: str, start: int) -> tuple[str, int]:
+    """The line of ``hint`` from ``start`` up to the next item, at most a character past the
+    scan window (snippet reads no more, and sees that the line was cut), and where that
+    next item starts (-1: none)."""
+    found = hint.find(_ITEM, start)
+    end = len(hint) if found < 0 else found
+    return hint[start : min(end, start + SCAN_WINDOW + 1)], found
 
 
 def _checked_delay(delay: object, code: Code) -> float | None:

@@ -37,6 +37,7 @@ from ._transport import (
 from .errors import AgentToolError, error_for
 
 __all__ = [
+    "AWAITABLE",
     "OTHER",
     "OUTCOME",
     "PLAIN",
@@ -68,6 +69,9 @@ _LOG_TEXT_CAP = 500
 """Most characters of one argument, frame line or exception line in a log record."""
 _LOG_CHAIN = 16
 """Most exceptions of one cause/context chain rendered in a logged traceback."""
+_GROUP_WIDTH, _GROUP_DEPTH = 15, 10
+"""traceback's defaults for the members of a group shown, and for groups nested (the
+attributes that hold them are missing from typeshed's stubs)."""
 
 
 def _log(
@@ -114,12 +118,20 @@ def traceback_text(error: BaseException) -> str:
     """
     try:
         report = traceback.TracebackException.from_exception(error, compact=True)
-        return "\n".join(_rendered(report, ""))
+        return "\n".join(_rendered(report, "", 0))
     except Exception:
         return ""
 
 
-def _rendered(report: traceback.TracebackException, indent: str) -> Iterator[str]:
+def _rendered(report: traceback.TracebackException, indent: str, depth: int) -> Iterator[str]:
+    """The lines of ``report``'s chain, ``depth`` exception groups deep. As Python prints a
+    group, at most ``max_group_width`` members are shown, then how many more there were, and
+    a group nested deeper than ``max_group_depth`` is one line: so a group of thousands of
+    members costs what its first members cost (traceback's limits, 15 and 10 by default)."""
+    limit: int = getattr(report, "max_group_depth", _GROUP_DEPTH)
+    if report.exceptions and depth > limit:
+        yield f"{indent}... (max_group_depth is {limit})"
+        return
     chain: list[tuple[str | None, traceback.TracebackException]] = []
     link: traceback.TracebackException | None = report
     while link is not None and len(chain) < _LOG_CHAIN:
@@ -145,9 +157,15 @@ def _rendered(report: traceback.TracebackException, indent: str) -> Iterator[str
                     pad = " " * (len(text) - len(body))
                     yield indent + pad + snippet(body, _LOG_TEXT_CAP)
         yield indent + snippet("".join(exc.format_exception_only()), _LOG_TEXT_CAP)
-        for number, member in enumerate(exc.exceptions or (), 1):
+        members = exc.exceptions or ()
+        width: int = getattr(exc, "max_group_width", _GROUP_WIDTH)
+        for number, member in enumerate(members[:width], 1):
             yield f"{indent}+---------------- {number} ----------------"
-            yield from _rendered(member, indent + "    ")
+            yield from _rendered(member, indent + "    ", depth + 1)
+        if len(members) > width:
+            more = len(members) - width
+            yield f"{indent}+---------------- ... ----------------"
+            yield f"{indent}    and {more} more exception{'s' if more > 1 else ''}"
 
 
 # --- building outcomes -----------------------------------------------------------------
@@ -228,7 +246,7 @@ PLAIN: set[type] = set()
 _KINDS: dict[type, int] = {}
 """Every result type's kind, once computed (bounded like PLAIN)."""
 _PLAIN_LIMIT = 1024
-OUTCOME, RESPONSE, OTHER = 1, 2, 3
+OUTCOME, RESPONSE, OTHER, AWAITABLE = 1, 2, 3, 4
 
 
 def result_kind(tp: type) -> int:
@@ -239,6 +257,10 @@ def result_kind(tp: type) -> int:
         kind = OUTCOME
     elif any((package_of(cls), cls.__name__) in _RESPONSE_CLASSES for cls in tp.__mro__):
         kind = RESPONSE
+    elif hasattr(tp, "__await__"):
+        # A coroutine, task or future a sync tool returned: never plain, so that the sync
+        # wrapper sees it and classifies what awaiting it gives (an OTHER value elsewhere).
+        kind = AWAITABLE
     else:
         kind = OTHER
         if len(PLAIN) < _PLAIN_LIMIT:

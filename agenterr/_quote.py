@@ -66,24 +66,38 @@ _CUT_TOKEN_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01234567
 
 # --- redaction --------------------------------------------------------------------------------
 #
-# Rules 1-5, 17 and 18 are case-insensitive in ASCII only. Rather than (?i), which keeps the
-# regex engine from skipping ahead to a pattern's first characters and costs several times
-# more, they are written in lower case and searched in an ASCII-lower-cased copy of the text
-# (same length, so its spans are the text's spans). A test compares the whole fast path
-# (prefilters, the copy, the key-start test) with the plain patterns applied in order.
+# Rules 1-5, 17, 18, 20, 21 and 23 are case-insensitive in ASCII only. Rather than (?i),
+# which keeps the regex engine from skipping ahead to a pattern's first characters and costs
+# several times more, they are written in lower case and searched in an ASCII-lower-cased
+# copy of the text (same length, so its spans are the text's spans). A test compares the
+# whole fast path (prefilters, the copy, the key-start test) with the plain patterns applied
+# in order.
 
-# Keys whose value is a secret whatever it looks like, and the two that are also common
+# Keys whose value is a secret whatever it looks like, and the three that are also common
 # words in error prose ("token: expired"), whose bare values must look generated.
 _STRONG_KEYS = (
     r"password|passwd|pwd|passphrase|secret|client[_-]?secret|api[_-]?key|apikey|"
     r"access[_-]?key|secret[_-]?key|private[_-]?key|access[_-]?token|auth[_-]?token|"
-    r"refresh[_-]?token|id[_-]?token|session[_-]?token"
+    r"refresh[_-]?token|id[_-]?token|session[_-]?token|account[_-]?key|auth[_-]?key|"
+    r"subscription[_-]?key|api[_-]?token|csrf[_-]?token|xsrf[_-]?token"
 )
-_WORD_KEYS = r"token|authorization"
+_WORD_KEYS = r"token|authorization|auth"
 # Session cookies and API keys in query strings: keys only before "=", where they are
 # names rather than words of prose ("the session: expired" stays).
 _SESSION_KEYS = r"session(?:[_-]?id)?|sid|jsessionid|phpsessid"
-_QUERY_KEY = r"key(?:(?<=[?&]key)|(?<=%26key)|(?<=%3fkey)|(?<=\\u0026key)|(?<=&amp;key))"
+# Signatures of signed URLs (Azure SAS sig=, S3 X-Amz-Signature=, SigV4 Signature=): keys
+# only before "=", like the session keys.
+_SIGNATURE_KEYS = r"sig|signature"
+# Query parameters named key or code (an OAuth authorization code): only after "?" or "&",
+# plain or escaped, where they are names; "error code=500" stays. Every code key ends one of
+# _CODE_STARTS (in the lower-cased text; "&amp;code" ends "&code"), which gate rule 2.
+_QUERY_KEY = "(?:key|code)(?:{})".format(
+    "|".join(
+        f"(?<={before}{word})"
+        for word in ("key", "code")
+        for before in ("[?&]", "%26", "%3f", "\\\\u0026", "&amp;")
+    )
+)
 # A key starts where no letter or digit precedes it, so a name may carry a prefix joined by
 # "_", "-" or "." (DB_PASSWORD, aws_secret_access_key, x-api-key) but "mysecret" is no key;
 # at a camel-case hump (newPassword, awsSecretAccessKey, githubToken); inside a name in
@@ -93,7 +107,12 @@ _KEY_START = (
     r"(?:(?<![a-z0-9])|(?-i:(?<=[a-z0-9])(?=[A-Z]))|(?-i:(?<=[A-Z])(?=[A-Z]{3}))"
     r"|(?<=%[0-9a-f][0-9a-f])|(?<=\\u00[0-9a-f][0-9a-f]))"
 )
+_CODE_STARTS = ("?code", "&code", "%26code", "%3fcode", "\\u0026code")
+# Where a known token prefix may start: no letter, digit or "_" before it, or right after a
+# percent-escape (q=Bearer%20sk-proj-…, key%3Dsk-…).
+_TOKEN_START = r"(?:(?<![A-Za-z0-9_])|(?<=%[0-9A-Fa-f]{2}))"
 _EQUALS = r"(?:=|%3d|\\u003d)"
+_COLON = r"(?::|\\u003a)"
 _TOKEN_CHARS = r"[a-z0-9\-._~+/]"
 _NON_DIGIT_TOKEN_CHARS = r"[a-z\-._~+/]"
 # A generated-looking credential: 8+ token characters with a digit, or 24+ without one (so
@@ -110,13 +129,39 @@ _DONE = r"(?:\[redacted\]|(?:\[(?:r(?:e(?:d(?:a(?:c(?:t(?:e(?:d)?)?)?)?)?)?)?)?)
 # An unquoted value: up to the next separator, unless it is an auth scheme (rule 1
 # handles those), an earlier redaction or an escaped quote (rule 3 redacted that value).
 _BARE_VALUE = rf"""(?!(?:bearer|basic|token)(?:\s|\Z))(?!{_DONE}|\\++["'])[^\s"'&,;}}\]]++"""
-# A quoted value up to its closing quote (or the end of the text), also JSON inside a JSON
-# string, where the quotes are escaped: \"value\", and deeper, \\\"value\\\" (any run of
-# backslashes before the quote); not an earlier redaction in its quotes.
-_QUOTED_VALUE = rf"""(?!["']?(?:\\++")?{_DONE})(?:"[^"]*+"?|'[^']*+'?|\\++"[^"]*+"?)"""
+# A quoted value up to its closing quote (or the end of the text), an escaped quote inside
+# it included ("hun\"ter2", 'it\'s'); also JSON inside a JSON string, where the quotes are
+# escaped: \"value\", and deeper, \\\"value\\\" (any run of backslashes before the quote);
+# or a whole object or list, two levels deep ({"value": "…"}, ["…"]); not an earlier
+# redaction in its quotes.
+_QUOTED_VALUE = (
+    rf"""(?!["']?(?:\\++")?{_DONE})(?:"(?:[^"\\]|\\.)*+"?|'(?:[^'\\]|\\.)*+'?|\\++"[^"]*+"?"""
+    r"""|\{(?:[^{}]|\{[^{}]*+\})*+\}?|\[(?:[^\[\]]|\[[^\[\]]*+\])*+\]?)"""
+)
 # Cookie pairs: "a=1; b=2" (a cookie value holds no space, quote or semicolon). The first
-# pair's "=" is required, so prose such as "invalid cookie: expired" stays.
-_COOKIES = r"""[^\s"';=]*+=(?:[^\s"';]|; ?)*+"""
+# pair's "=" is required, so prose such as "invalid cookie: expired" stays. A comma and a
+# space go on to the next cookie of a comma-joined Set-Cookie ("a=1; Path=/, sid=2"), or
+# within an Expires date ("Expires=Wed, 21 Oct 2026 07:28:00 GMT").
+_COOKIES = (
+    r"""[^\s"';=]*+=(?:, (?=[^\s"';=,]++=)"""
+    r"""|, [0-9]{1,2}[ -][a-z]{3}[ -][0-9]{2,4} [0-9]{2}:[0-9]{2}:[0-9]{2} gmt"""
+    r"""|[^\s"';]|; ?)*+"""
+)
+# YAML's node properties and block indicators before a value (password: |, >-, !!str, &pw),
+# one to three of them, each followed by white space (the line break, folded, or a JSON
+# \n escape, which the view reads as two spaces).
+_YAML_PROPERTIES = r"""(?:(?:[|>][-+0-9]*+|!!?[a-z]*+|&[^\s"'&,;}\]]++)\s++){1,3}+"""
+# The name of an XML element that holds a credential (SPEC 7.1's list, in a pattern): an
+# optional namespace prefix, then a name that ends so.
+_SECRET_TAG = (
+    r"(?:[a-z0-9_.\-]*+:)?[a-z0-9_.\-]*?(?:password|passwd|passphrase|secret|"
+    r"(?:secret|api|access|private)[_.\-]?key|token|authorization|cookie)"
+)
+# A name whose end is a key, in a name/value entry (rules 24 and 25): "DB_PASSWORD".
+_NAMED = rf"[a-z0-9_.\-]*?(?:{_STRONG_KEYS}|{_WORD_KEYS})"
+# A token as a URL's user information, with no password (https://TOKEN@host): a
+# generated-looking one only, so that ssh://git@host and https://user@host stay.
+_URL_USER = r"(?:(?=[a-z_\-.~+%]*+[0-9])[a-z0-9_\-.~+%]{8,}+|[a-z0-9_\-.~+%]{24,}+)"
 
 
 def _key(keys: str, separator: str) -> str:
@@ -168,6 +213,77 @@ def _opening_quote(value: str) -> str:
     return value[: escapes + 1] if escapes and value[escapes : escapes + 1] == '"' else ""
 
 
+def _group_one(pattern: str) -> str | None:
+    """The text of ``pattern``'s group 1 when the pattern starts with it (``(`` not
+    followed by ``?``), parentheses included; else None. Escapes and character classes are
+    skipped, so their parentheses do not count."""
+    if not pattern.startswith("(") or pattern.startswith("(?"):
+        return None
+    depth = 0
+    index = 0
+    in_class = False
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\":
+            index += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+            if pattern[index + 1 : index + 2] == "]":
+                index += 1  # a "]" first in a class is a member
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth == 0:
+                return pattern[: index + 1]
+        index += 1
+    return None
+
+
+_BACKSLASHES = re.compile(r"\\*+")
+_COOKIE_RUN = re.compile(r"""[^\s"';=]*+""", re.ASCII)
+
+
+class _CookieValue:
+    """Whether rule 17's value can match after a head that ends at ``end``: it opens with a
+    quote (or an escaped one), a brace or a bracket (QUOTED), or its run of cookie
+    characters ends at an "=" (COOKIES).
+    A run is measured once: every head inside it ends in the same run, whose end is kept."""
+
+    __slots__ = ("run_end", "run_start")
+
+    def __init__(self) -> None:
+        self.run_start = self.run_end = -1
+
+    def __call__(self, subject: str, head: re.Match[str]) -> bool:
+        end = head.end()
+        first = subject[end : end + 1]
+        if first in ('"', "'", "{", "["):  # QUOTED: quoted, or an object or a list
+            return True
+        if first == "\\":
+            after = _BACKSLASHES.match(subject, end)
+            if after is not None and subject[after.end() : after.end() + 1] == '"':
+                return True
+        if not self.run_start <= end <= self.run_end:
+            run = _COOKIE_RUN.match(subject, end)
+            self.run_start, self.run_end = end, end if run is None else run.end()
+        return subject[self.run_end : self.run_end + 1] == "="
+
+
+_SECRET_ELEMENT_SPAN = 256
+"""Most characters of an embedded credential element's content (rule 26)."""
+
+
+def _closed_soon(subject: str, head: re.Match[str]) -> bool:
+    """Rule 26's value can match: the element's closing tag starts within its span."""
+    closing = f"</{head.group(2)}>"
+    end = head.end()
+    return subject.find(closing, end, end + _SECRET_ELEMENT_SPAN + len(closing)) >= 0
+
+
 class _Rule:
     """One redaction.
 
@@ -175,10 +291,31 @@ class _Rule:
     match is the value, replaced by the marker inside the value's own quotes. A match in
     which the group named ``keep`` took part, or whose value ``accept`` refuses, is left as
     it is. ``literals`` are strings one of which every match contains, in the lower-cased
-    text: a cheap test that skips the pattern on text that cannot match.
+    text: a cheap test that skips the pattern on text that cannot match, as is ``requires``,
+    a character every match holds (tested in the text searched). ``viable``, when
+    given, makes a fresh necessary condition on the value (the subject and where the head
+    ends) for one pass over a text.
+
+    A rule whose value may be long and whose start may be refused (a key's start, or a
+    value that turns out not to match) is searched head first: the head (group 1) is
+    searched, its start tested, and only then the whole pattern matched there. Searching
+    the whole pattern instead would scan the value before the start is refused, then
+    resume one character later and scan the same value again: quadratic in the text
+    (``xpwd:xpwd:…``).
     """
 
-    __slots__ = ("accept", "fold", "keeps", "keyed", "literals", "pattern", "search")
+    __slots__ = (
+        "accept",
+        "fold",
+        "head",
+        "keeps",
+        "keyed",
+        "literals",
+        "pattern",
+        "requires",
+        "search",
+        "viable",
+    )
 
     def __init__(
         self,
@@ -187,44 +324,63 @@ class _Rule:
         *,
         fold: bool = False,
         accept: Callable[[str], bool] | None = None,
+        viable: Callable[[], Callable[[str, re.Match[str]], bool]] | None = None,
+        requires: str = "",
     ) -> None:
         self.pattern = re.compile(pattern, re.ASCII)
         self.literals = literals
         self.fold = fold
         self.accept = accept
+        self.viable = viable
+        self.requires = requires
         self.keeps = "keep" in self.pattern.groupindex
         self.keyed = _KEY_START in pattern
         # The pattern searched: the same language, but starting with a letter, so that the
         # regex engine skips ahead to where that letter occurs; a word boundary before the
         # letter becomes a look-behind after it, and a key's start is tested in _matches.
         fast = pattern.replace(_KEY_START, "")
-        for boundary in (r"\b", r"(?<![A-Za-z0-9_])"):
-            fast = re.sub(
-                rf"^(\(?){re.escape(boundary)}([A-Za-z])",
-                r"\1\2(?<![A-Za-z0-9_].)",
-                fast,
-            )
+        for boundary, after in (
+            (r"\b", r"(?<![A-Za-z0-9_].)"),
+            (r"(?<![A-Za-z0-9_])", r"(?<![A-Za-z0-9_].)"),
+            (_TOKEN_START, r"(?:(?<![A-Za-z0-9_].)|(?<=%[0-9A-Fa-f]{2}.))"),
+        ):
+            found = re.match(rf"(\(?){re.escape(boundary)}([A-Za-z])", fast)
+            if found is not None:
+                fast = found.group(1) + found.group(2) + after + fast[found.end() :]
         self.search = re.compile(fast, re.ASCII)
+        head = _group_one(fast) if self.keyed or viable is not None else None
+        self.head = None if head is None else re.compile(head, re.ASCII)
 
     def _matches(self, subject: str, view: str) -> Iterator[re.Match[str]]:
-        if not self.keyed:
+        if self.head is None:
             yield from self.search.finditer(subject)
             return
-        # The leftmost match whose key may start where it does: what self.pattern finds.
-        search = self.search.search
+        # The leftmost match whose key may start where it does (what self.pattern finds):
+        # the heads in order, each tested before its value is read (see the class).
+        search = self.head.search
+        match_at = self.search.match
+        keyed = self.keyed
+        viable = None if self.viable is None else self.viable()
         position = 0
-        while (match := search(subject, position)) is not None:
-            if _key_starts(subject, match.start(), view):
+        while (head := search(subject, position)) is not None:
+            start = head.start()
+            if (
+                (not keyed or _key_starts(subject, start, view))
+                and (viable is None or viable(subject, head))
+                and (match := match_at(subject, start)) is not None
+            ):
                 yield match
                 position = match.end()
             else:
-                position = match.start() + 1
+                position = start + 1
 
     def apply(self, text: str, view: str, lowered: str) -> str:
         """``text`` with every match redacted, matched in its view (_view), lower-cased when
         folding."""
         subject = lowered if self.fold else view
-        if self.search.search(subject) is None:
+        if self.requires and self.requires not in subject:
+            return text  # a character every match holds is missing: one fast scan
+        if (self.search if self.head is None else self.head).search(subject) is None:
             return text  # the common case once a prefilter let the rule through
         pieces: list[str] = []
         done = 0
@@ -248,35 +404,42 @@ class _Rule:
 
 # Each rule names the credential shape it targets; SPEC 7.4 lists them in this order.
 _REDACTIONS: tuple[_Rule, ...] = (
-    # 1. Authorization schemes: "Bearer <token>", "Basic <base64>", "Token <token>".
+    # 1. Authorization schemes: "Bearer <token>", "Basic <base64>", "Token <token>"; the
+    # token may be a Laravel Sanctum one, its id and "|" first ("Bearer 1|abc…").
     _Rule(
-        rf"(\b(?:bearer|basic|token)\s+){_CREDENTIAL}",
-        ("bearer ", "basic ", "token "),
+        rf"(\b(?:bearer|basic|token)(?:\s+|%20))(?:[0-9]++\|)?{_CREDENTIAL}",
+        ("bearer ", "basic ", "token ", "bearer%20", "basic%20", "token%20"),
         fold=True,
     ),
     # 2. key=value (query strings, env files, code, cookies): any value.
     _Rule(
-        _key(f"{_STRONG_KEYS}|{_WORD_KEYS}|{_SESSION_KEYS}|{_QUERY_KEY}", _EQUALS)
+        _key(
+            f"{_STRONG_KEYS}|{_WORD_KEYS}|{_SESSION_KEYS}|{_SIGNATURE_KEYS}|{_QUERY_KEY}",
+            _EQUALS,
+        )
         + f"(?:{_QUOTED_VALUE}|{_BARE_VALUE})",
-        ("pass", "pwd", "secret", "key", "token", "auth", "sid", "session"),
+        ("pass", "pwd", "secret", "key", "token", "auth", "sid", "session", "sig", *_CODE_STARTS),
         fold=True,
     ),
     # 3. "key": "value" and key: 'value' (JSON, YAML): the quoted value, spaces and all.
     _Rule(
-        _key(f"{_STRONG_KEYS}|{_WORD_KEYS}", ":") + f"(?:{_QUOTED_VALUE})",
+        _key(f"{_STRONG_KEYS}|{_WORD_KEYS}", _COLON) + f"(?:{_QUOTED_VALUE})",
         ("pass", "pwd", "secret", "key", "token", "auth"),
         fold=True,
     ),
-    # 4. password: value, api_key: value … — any bare value: a password can be a plain word.
+    # 4. password: value, api_key: value … — any bare value: a password can be a plain word;
+    # after YAML's block indicators, tags and anchors (password: |, !!str, &pw), the value
+    # that follows them, quoted or not.
     _Rule(
-        _key(_STRONG_KEYS, ":") + f"(?:{_BARE_VALUE})",
-        ("pass", "pwd", "secret", "key", "token"),
+        _key(_STRONG_KEYS, _COLON)
+        + f"(?:{_YAML_PROPERTIES}(?:{_QUOTED_VALUE}|{_BARE_VALUE})|{_BARE_VALUE})",
+        ("pass", "pwd", "secret", "key", "token", "auth"),
         fold=True,
     ),
     # 5. token: value, authorization: value — a bare value only when it looks generated, so
     # prose such as "the token: is invalid" or "token: expired" survives.
     _Rule(
-        _key(_WORD_KEYS, ":") + rf"(?:{_CREDENTIAL})(?![^\s\"'&,;}}\]])",
+        _key(_WORD_KEYS, _COLON) + rf"(?:{_CREDENTIAL})(?![^\s\"'&,;}}\]])",
         ("token", "auth"),
         fold=True,
     ),
@@ -285,42 +448,43 @@ _REDACTIONS: tuple[_Rule, ...] = (
     # no later "eyJ" in that run can start a token either, and retrying from each one
     # ("eyJ-eyJ-…") would rescan the run every time, quadratic in its length.
     _Rule(
-        r"(?<![A-Za-z0-9_])eyJ(?:[A-Za-z0-9_-]{8,}+\.[A-Za-z0-9_-]{8,}+\.[A-Za-z0-9_-]*+"
+        rf"{_TOKEN_START}eyJ(?:[A-Za-z0-9_-]{{8,}}+\.[A-Za-z0-9_-]{{8,}}+\.[A-Za-z0-9_-]*+"
         r"|(?P<keep>[A-Za-z0-9_-]*+))",
         ("eyj",),
     ),
     # 7. OpenAI and Anthropic keys (sk-…, sk-proj-…, sk-ant-…).
-    _Rule(r"\bsk-[A-Za-z0-9_\-]{16,}+", ("sk-",)),
+    _Rule(rf"{_TOKEN_START}sk-[A-Za-z0-9_\-]{{16,}}+", ("sk-",)),
     # 8. Stripe secret and restricted keys.
-    _Rule(r"\b[rs]k_(?:live|test)_[A-Za-z0-9]{10,}+", ("k_live_", "k_test_")),
+    _Rule(rf"{_TOKEN_START}[rs]k_(?:live|test)_[A-Za-z0-9]{{10,}}+", ("k_live_", "k_test_")),
     # 9. AWS access key ids.
     _Rule(
-        r"\bA(?:KIA|SIA|BIA|CCA|IDA|ROA)[0-9A-Z]{16}\b",
+        rf"{_TOKEN_START}A(?:KIA|SIA|BIA|CCA|IDA|ROA)[0-9A-Z]{{16}}\b",
         ("akia", "asia", "abia", "acca", "aida", "aroa"),
     ),
     # 10. GitHub tokens, classic and fine-grained.
     _Rule(
-        r"\bg(?:h[pousr]_[A-Za-z0-9]{20,}+|ithub_pat_[A-Za-z0-9_]{20,}+)",
+        rf"{_TOKEN_START}g(?:h[pousr]_[A-Za-z0-9]{{20,}}+|ithub_pat_[A-Za-z0-9_]{{20,}}+)",
         ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
     ),
     # 11. Slack tokens: bot, user and app-level.
-    _Rule(r"\bx(?:ox[abprse]|app)-[A-Za-z0-9\-]{10,}+", ("xox", "xapp-")),
+    _Rule(rf"{_TOKEN_START}x(?:ox[abprse]|app)-[A-Za-z0-9\-]{{10,}}+", ("xox", "xapp-")),
     # 12. Google API keys.
-    _Rule(r"\bAIza[0-9A-Za-z_\-]{30,}+", ("aiza",)),
+    _Rule(rf"{_TOKEN_START}AIza[0-9A-Za-z_\-]{{30,}}+", ("aiza",)),
     # 13. GitLab personal access tokens.
-    _Rule(r"\bglpat-[A-Za-z0-9_\-]{20,}+", ("glpat-",)),
+    _Rule(rf"{_TOKEN_START}glpat-[A-Za-z0-9_\-]{{20,}}+", ("glpat-",)),
     # 14. Hugging Face tokens.
-    _Rule(r"\bhf_[A-Za-z0-9]{30,}+", ("hf_",)),
+    _Rule(rf"{_TOKEN_START}hf_[A-Za-z0-9]{{30,}}+", ("hf_",)),
     # 15. Webhook signing secrets (Stripe, Svix).
-    _Rule(r"\bwhsec_[A-Za-z0-9+/=]{20,}+", ("whsec_",)),
+    _Rule(rf"{_TOKEN_START}whsec_[A-Za-z0-9+/=]{{20,}}+", ("whsec_",)),
     # 16. The password of a URL's user information: scheme://user:password@host. The
     # password runs to the last "@" of the authority (a password may contain "@").
-    _Rule(r"""(://[^\s/?#@:"'<>]*+:)[^\s/?#"'<>]+(?=@)""", ("://",)),
+    _Rule(r"""(://[^\s/?#@:"'<>]*+:)[^\s/?#"'<>]+(?=@)""", ("://",), requires="@"),
     # 17. Cookie and Set-Cookie headers: every pair of the value.
     _Rule(
         rf"""(\bcookie(?:\\*+["'])?\s*:\s*)(?:{_QUOTED_VALUE}|{_COOKIES})""",
         ("cookie",),
         fold=True,
+        viable=_CookieValue,
     ),
     # 18. Basic credentials too short for rule 1: base64 of "user:password".
     _Rule(
@@ -337,6 +501,53 @@ _REDACTIONS: tuple[_Rule, ...] = (
         r"(?:[^-]++|-(?!----END ))*+",
         ("-----begin",),
     ),
+    # 20. Bearer credentials too short for rule 1: a run of token characters with a digit
+    # ("Bearer hunter2"); not the id of a Sanctum token cut short ("Bearer 1|ab").
+    _Rule(
+        rf"(\bbearer(?:\s+|%20))(?={_NON_DIGIT_TOKEN_CHARS}*+[0-9]){_TOKEN_CHARS}++=*+(?!\|)",
+        ("bearer ", "bearer%20"),
+        fold=True,
+    ),
+    # 21. Authorization with any other scheme ("ApiKey …", "SSWS …", "Splunk …"): the
+    # scheme stays, a generated-looking credential after it goes.
+    _Rule(
+        _key("(?:proxy-)?authorization", rf"{_COLON}\s*[a-z][a-z0-9._-]*+\s")
+        + f"(?:{_CREDENTIAL})",
+        ("auth",),
+        fold=True,
+    ),
+    # 22. Laravel Sanctum tokens on their own: an id, "|", 40 or more random characters.
+    _Rule(r"\b[0-9]++\|[A-Za-z0-9_]{40,}+", ("|",)),
+    # 23. A token as a URL's user information, with no password: https://TOKEN@host.
+    _Rule(rf"(://){_URL_USER}(?=@)", ("://",), fold=True, requires="@"),
+    # 24. Name/value objects ({"name": "DB_PASSWORD", "value": "…"}: Kubernetes env, ECS
+    # task definitions): the value of an entry whose name ends in a key.
+    _Rule(
+        rf"""("(?:name|key)"\s*:\s*"{_NAMED}"\s*,\s*"value"\s*:\s*)"""
+        f"(?:{_QUOTED_VALUE}|{_BARE_VALUE})",
+        ("pass", "pwd", "secret", "key", "token", "auth"),
+        fold=True,
+    ),
+    # 25. Pairs in a list ([["Authorization", "…"], …]: headers as pairs): the second
+    # string of a two-string list, itself in a list, whose first names a key.
+    _Rule(
+        rf"""(\[(?:(?<=[\[,]\[)|(?<=[\[,]\s\[))\s*"{_NAMED}"\s*,\s*)"""
+        rf"""(?:{_QUOTED_VALUE})(?=\s*\])""",
+        ("pass", "pwd", "secret", "key", "token", "auth"),
+        fold=True,
+    ),
+    # 26. An XML element named like a credential inside text that is no markup document
+    # ("Bad request: <Password><b>hun</b>ter2</Password>"): its content, child elements
+    # included, up to its closing tag within 256 characters; the tags stay. Whether the
+    # closing tag comes is asked first, with str.find over those characters only, so that
+    # many unclosed tags cost linear time.
+    _Rule(
+        rf"(<({_SECRET_TAG})(?:\s[^<>]*+)?>)(?:[^<]|<(?!/\2>)){{0,{_SECRET_ELEMENT_SPAN}}}+"
+        r"(?=</\2>)",
+        ("<",),
+        fold=True,
+        viable=lambda: _closed_soon,
+    ),
 )
 # Which rules run at all is decided by cheap necessary conditions, tested on the
 # lower-cased text (or, for capitals, on the text): a substring test per literal, and for a
@@ -351,19 +562,36 @@ _KEY_WORDS = {
     "secret": "secret(?:[_-]?key)?",
     "key": "key",
     "token": "token",
-    "auth": "auth(?:orization|[_-]?token)",
+    "auth": "auth(?:orization|[_-]?(?:token|key))?",
     "session": "session(?:[_-]?id|[_-]?token)?",
     "sid": "sid",
+    "sig": "sig(?:nature)?",
     "cookie": "cookie",
 }
-_SEPARATOR = r"""\b(?:\\*+["'])?\s*(?:[:=]|%3d|\\u003d)"""
+_SEPARATOR = r"""\b(?:\\*+["'])?\s*(?:[:=,]|%3d|\\u003[ad])"""
+# Keys that are names only before "=" (SIGNED): "signature: invalid" must not open rule 2.
+_EQUALS_ONLY = frozenset({"sig"})
+_EQUALS_SEPARATOR = r"""\b(?:\\*+["'])?\s*(?:=|%3d|\\u003d)"""
 # (pattern, searched in the text rather than the lower-cased copy, a substring every match
 # starts with, the literals of the rules it opens).
 _FAMILIES: tuple[tuple[re.Pattern[str], bool, str, tuple[str, ...]], ...] = (
     *(
-        (re.compile(f"(?a){key}{_SEPARATOR}"), False, word, (word,))
+        (
+            re.compile(f"(?a){key}{_EQUALS_SEPARATOR if word in _EQUALS_ONLY else _SEPARATOR}"),
+            False,
+            word,
+            (word,),
+        )
         for word, key in _KEY_WORDS.items()
     ),
+    # QKEY's code, with what must precede it: "code" alone is in nearly every JSON error
+    # body ('"code": 400'), and would send each through rule 2.
+    *(
+        (re.compile(re.escape(start) + _EQUALS_SEPARATOR, re.ASCII), False, start, (start,))
+        for start in _CODE_STARTS
+    ),
+    # Rule 26's element: "<" starts every tag, a credential-named one is rare.
+    (re.compile(rf"<{_SECRET_TAG}(?:\s|>)", re.ASCII), False, "<", ("<",)),
     (re.compile("k_(?:live|test)_"), False, "k_", ("k_live_", "k_test_")),
     (
         re.compile("A(?:KIA|SIA|BIA|CCA|IDA|ROA|Iza)"),
@@ -400,10 +628,12 @@ class _Gate(NamedTuple):
 
 
 def _rest(pattern: re.Pattern[str], start: str) -> str:
-    """A family's pattern after its start (each is written as the start, then a pattern)."""
+    """A family's pattern after its start (each is written as the start, escaped where it
+    has to be, then a pattern)."""
     text = pattern.pattern.removeprefix("(?a)")
-    assert text.startswith(start), (text, start)
-    return text[len(start) :]
+    written = start if text.startswith(start) else re.escape(start)
+    assert text.startswith(written), (text, start)
+    return text[len(written) :]
 
 
 _ALL_GATES: tuple[_Gate, ...] = (
@@ -424,7 +654,7 @@ _ALL_GATES: tuple[_Gate, ...] = (
 # set) checks, at each place it occurs, the gate's start around it (look-behind) and its
 # pattern after it (look-ahead), for all the gates of that character at once. Only the
 # gates of a character found so are then tested one by one; the others are tested directly.
-_RARE = "jkwxbh/-gp"
+_RARE = "|<?&%\\jkwxbh/-gp"
 """Characters from rarest to commonest in error bodies (measured on the corpus); a gate
 whose start holds none of them is tested directly."""
 
@@ -459,8 +689,13 @@ _ANCHORED = _by_anchor(_ALL_GATES)
 _DIRECT = tuple(g for g in _ALL_GATES if _anchor(g) is None)
 _DIRECT_LOWERED = tuple(g for g in _DIRECT if not g.original)
 _DIRECT_ORIGINAL = tuple(g for g in _DIRECT if g.original)
-_DIRECT_STARTS = re.compile("|".join(re.escape(g.start) for g in _DIRECT_LOWERED))
-"""Whether any of the remaining lower-cased gates' starts occurs: one search, not one each."""
+_DIRECT_STARTS = re.compile(
+    "|".join(re.escape(g.start) + (f"(?={g.rest})" if g.rest else "") for g in _DIRECT_LOWERED),
+    re.ASCII,
+)
+"""Whether any of the remaining lower-cased gates is met somewhere: one search, not one each
+(a family's start with its pattern after it, so that '"code": 400', in nearly every JSON
+error body, does not send the text through every gate)."""
 _TRIGGERS = tuple(
     (
         char,
@@ -677,13 +912,21 @@ def _drop_invisible_escapes(text: str) -> str:
 
 # HTML's quote entities, in text that is no markup page (an HTML-escaped JSON string in a
 # body or log line): a quote, so that '&quot;password&quot;: &quot;x&quot;' is redacted as
-# '"password": "x"' is.
-_QUOTE_ENTITY = re.compile(r"&(?:quot|QUOT|apos|#0*+3[49]|#[xX]0*+2[27]);")
+# '"password": "x"' is. So are the entities of the separators "=" and ":"
+# ('password&#61;x', 'token&colon; abc…').
+_QUOTE_ENTITY = re.compile(
+    r"&(?:quot|QUOT|apos|equals|colon|#0*+(?:3[49]|58|61)|#[xX]0*+(?:2[27]|3[aAdD]));"
+)
+_ENTITY_CHARS = {"quot": '"', "QUOT": '"', "apos": "'", "equals": "=", "colon": ":"}
 
 
 def _quote_for(match: re.Match[str]) -> str:
-    entity = match.group(0)
-    return '"' if entity in ("&quot;", "&QUOT;") or entity.endswith(("34;", "22;")) else "'"
+    name = match.group(0)[1:-1]
+    char = _ENTITY_CHARS.get(name)
+    if char is not None:
+        return char
+    digits = name.lstrip("#xX0")  # "#x3d" → "3d", "#0061" → "61"
+    return chr(int(digits, 16 if name[1:2] in ("x", "X") else 10))
 
 
 def _visible(text: str) -> str:
@@ -816,12 +1059,15 @@ def _markup_text(text: str) -> str:
     """The text of a markup document: character data and CDATA, entities decoded, the
     contents of script, style, noscript and template elements, comments and tags dropped,
     a piece equal to the one before it (a <title> repeated as <h1>) dropped too, and the
-    text of an element named like a credential redacted. Text that only inline elements
-    and comments separate is joined as a browser shows it (``sk-abc<b>def</b>`` is
-    ``sk-abcdef``), so markup cannot split a credential into pieces redaction misses."""
+    text inside an element named like a credential redacted, its child elements' text
+    included (``<Password><b>hun</b>ter2</Password>``, ``<Token><Value>…</Value></Token>``).
+    Text that only inline elements and comments separate is joined as a browser shows it
+    (``sk-abc<b>def</b>`` is ``sk-abcdef``), so markup cannot split a credential into
+    pieces redaction misses."""
     pieces: list[str] = []
     hidden: str | None = None
-    secret = False
+    secrets: dict[str, int] = {}  # the credential-named elements open, by name
+    secret = 0  # how many are open
     glued = False  # only inline tags since the last piece, which ended without a space
     for match in _MARKUP_TOKEN.finditer(text):
         cdata, closing, name, data = match.groups()
@@ -831,8 +1077,14 @@ def _markup_text(text: str) -> str:
                 hidden = name
             elif closing and name == hidden:
                 hidden = None
-            # The innermost open element decides (a leaf holds the value).
-            secret = not closing and _secret_element(name) and not match.group(0).endswith("/>")
+            if _secret_element(name):
+                if closing:
+                    if secrets.get(name):
+                        secrets[name] -= 1
+                        secret -= 1
+                elif not match.group(0).endswith("/>"):
+                    secrets[name] = secrets.get(name, 0) + 1
+                    secret += 1
             glued = glued and name in _INLINE_ELEMENTS
             continue
         if hidden is not None or (cdata is None and data is None):
@@ -840,6 +1092,9 @@ def _markup_text(text: str) -> str:
         raw = (html.unescape(data) if "&" in data else data) if data is not None else cdata or ""
         piece = " ".join(raw.split())
         if piece and secret:
+            if glued and pieces and pieces[-1].endswith(REDACTED) and not raw[:1].isspace():
+                glued = not raw[-1:].isspace()
+                continue  # one secret split by inline tags: one marker
             piece = REDACTED
         if not piece:
             glued = glued and not raw  # white space between tags separates words

@@ -481,7 +481,8 @@ def test_celerys_control_flow_passes_through_classified_tool(make: Any, raises: 
 
 
 def test_retry_transient_makes_a_langchain_exception_portable() -> None:
-    """retry_transient raises the core typed error for a LangChain subclass, chained from it."""
+    """retry_transient raises the core typed error for a LangChain subclass, chained from a
+    copy of it: what Celery stores is a redacted copy of the chain, never the raw one."""
     outcome = Outcome.failure(Code.NOT_FOUND, status=404)
     raised = tool_exception(outcome)
     assert isinstance(raised, SelfCorrectableToolException)
@@ -489,12 +490,15 @@ def test_retry_transient_makes_a_langchain_exception_portable() -> None:
         retry_transient(object(), raised)
     assert type(caught.value) is SelfCorrectableToolError
     assert caught.value.outcome == outcome
-    assert caught.value.__cause__ is raised
-    # A core typed error is raised as it is.
+    cause = caught.value.__cause__
+    assert type(cause) is SelfCorrectableToolError and cause is not raised
+    assert cause.outcome == outcome and cause.__traceback__ is None
+    # A core typed error is raised as a copy of its class and outcome.
     core = SelfCorrectableToolError(outcome)
     with pytest.raises(SelfCorrectableToolError) as same:
         retry_transient(object(), core)
-    assert same.value is core
+    assert type(same.value) is SelfCorrectableToolError and same.value.outcome == outcome
+    assert same.value.__cause__ is None
 
 
 def test_missing_celery_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -33,6 +33,7 @@ from agenterr import (
     TransientToolError,
     classified_tool,
 )
+from agenterr._adapter import RedactedCause
 from agenterr.integrations.dramatiq import (
     retry_transient,
     retry_when_transient,
@@ -288,18 +289,24 @@ def test_retry_transient_converts_retry_after_to_milliseconds(
     with pytest.raises(dramatiq.Retry) as caught:
         retry_transient(error)
     assert caught.value.delay == delay
-    assert caught.value.__cause__ is error
+    # Chained from a copy of the error (class and outcome), never the raw one (issue 24).
+    cause = caught.value.__cause__
+    assert type(cause) is TransientToolError and cause is not error
+    assert cause.outcome == error.outcome
     assert str(caught.value) == str(error)
 
 
 def test_retry_transient_raises_other_failures_as_typed_errors() -> None:
-    """A failed non-transient Outcome raises its typed error, chained from the original."""
-    original = LookupError("no invoice")
+    """A failed non-transient Outcome raises its typed error, chained from a redacted
+    stand-in of the original (issue 24: Dramatiq keeps the traceback in the message)."""
+    original = LookupError("no invoice for password=hunter2")
     outcome: Outcome[Any] = Outcome.failure(Code.NOT_FOUND, status=404, error=original)
     with pytest.raises(SelfCorrectableToolError) as caught:
         retry_transient(outcome)
     assert caught.value.outcome == outcome
-    assert caught.value.__cause__ is original
+    cause = caught.value.__cause__
+    assert isinstance(cause, RedactedCause)
+    assert str(cause) == "LookupError: no invoice for password=[REDACTED]"
 
 
 @pytest.mark.parametrize("failure", [Outcome.success("ok"), "503", None])

@@ -41,6 +41,7 @@ import math
 from typing import Any, NoReturn
 
 from .. import Outcome
+from .._adapter import redacted_cause
 from ..errors import (
     AgentToolError,
     AuthToolError,
@@ -127,7 +128,9 @@ def retry_transient(
     Retry-After as the countdown, or ``fallback_countdown`` (``None``: the task's
     ``default_retry_delay``) when there is none; once ``max_retries`` (``None``: the task's)
     are spent, Celery raises the typed error itself. Any other failure raises its typed error
-    unretried. ``failure`` is a typed error or a failed Outcome (``ValueError`` otherwise)::
+    unretried. What Celery stores and logs is a redacted copy of the typed error, chained
+    from redacted stand-ins of its causes, never the raw exception. ``failure`` is a typed
+    error or a failed Outcome (``ValueError`` otherwise)::
 
         @app.task(bind=True)
         def lookup(self, sku: str) -> dict:
@@ -138,10 +141,18 @@ def retry_transient(
     """
     error = _as_error(failure)
     if not isinstance(error, TransientToolError):
-        raise error
-    raise task.retry(
-        exc=error, countdown=_countdown(error, fallback_countdown), max_retries=max_retries
-    )
+        _raise_redacted(error)
+    try:
+        retry = task.retry(
+            exc=redacted_cause(error),
+            countdown=_countdown(error, fallback_countdown),
+            max_retries=max_retries,
+        )
+    except _celery_exceptions.Retry as raised:
+        raise raised from None
+    except AgentToolError as spent:  # the retries ran out: Celery raises the error
+        _raise_redacted(spent)
+    raise retry from None
 
 
 class ClassifiedTask(_Task):  # type: ignore[misc]  # subclassing Any: see _Task
@@ -186,24 +197,50 @@ class ClassifiedTask(_Task):  # type: ignore[misc]  # subclassing Any: see _Task
         max_retries: int | None = None,
         **options: Any,
     ) -> Any:
-        """Celery's ``Task.retry``, honouring the Retry-After of a transient ``exc``."""
-        if isinstance(exc, AgentToolError):
-            exc = _portable(exc)
-            if not isinstance(exc, TransientToolError):
-                raise exc
-            if eta is None:
-                countdown = _countdown(exc, countdown)
-        return super().retry(args, kwargs, exc, throw, eta, countdown, max_retries, **options)
+        """Celery's ``Task.retry``, honouring the Retry-After of a transient ``exc``.
+
+        A typed ``exc`` is handed over as a redacted copy, and the ``Retry`` raised
+        without the exception being handled as its context: Celery stores the formatted
+        traceback of a retry in the result backend."""
+        if not isinstance(exc, AgentToolError):
+            return super().retry(args, kwargs, exc, throw, eta, countdown, max_retries, **options)
+        portable = _portable(exc)
+        if not isinstance(portable, TransientToolError):
+            _raise_redacted(portable)
+        if eta is None:
+            countdown = _countdown(portable, countdown)
+        try:
+            return super().retry(
+                args,
+                kwargs,
+                redacted_cause(portable),
+                throw,
+                eta,
+                countdown,
+                max_retries,
+                **options,
+            )
+        except _celery_exceptions.Retry as retry:
+            raise retry from None
+        except AgentToolError as spent:  # the retries ran out: Celery raises the error
+            _raise_redacted(spent)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        """Run the task; a typed error the serializer could not rebuild leaves it portable."""
+        """Run the task. A typed error leaves it as a redacted copy (portable; see
+        :func:`_raise_redacted`): Celery stores the formatted traceback in the result backend
+        and logs it, and the raw exception's message may hold a credential."""
         try:
             return super().__call__(*args, **kwargs)
         except AgentToolError as exc:
-            portable = _portable(exc)
-            if portable is exc:
-                raise
-            raise portable from exc
+            _raise_redacted(_portable(exc))
+
+
+def _raise_redacted(error: AgentToolError) -> NoReturn:
+    """Raise a fresh copy of ``error`` (its class and Outcome, so it pickles and rebuilds
+    under ``json``) from redacted stand-ins of its cause chain, the exception being handled
+    suppressed: what Celery stores and logs (see :mod:`agenterr._adapter`)."""
+    copy = redacted_cause(error)
+    raise copy from copy.__cause__
 
 
 def _described(value: object) -> str:

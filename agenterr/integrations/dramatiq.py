@@ -14,9 +14,12 @@ long to wait::
     def sync_invoice(invoice_id: str) -> None: ...
 
 :func:`with_retry_after` turns a :class:`~agenterr.TransientToolError` the actor raises into
-``dramatiq.Retry(delay=<Retry-After in ms>)``, raised ``from`` the typed error: the middleware
-waits exactly that long (its own exponential backoff when the server gave no Retry-After),
-and does not log the retry as an error. Other typed errors pass through unchanged.
+``dramatiq.Retry(delay=<Retry-After in ms>)``, raised ``from`` a copy of the typed error: the
+middleware waits exactly that long (its own exponential backoff when the server gave no
+Retry-After), and does not log the retry as an error. Other typed errors are raised as a copy
+(the same class and Outcome). Each copy is chained from redacted stand-ins of the original
+causes, never the raw exception: Dramatiq keeps the formatted traceback in the message, with
+its retries and in the dead letter queue, and logs it.
 :func:`retry_when_transient` is the ``retry_when`` predicate that retries those transient
 failures and nothing else. From code that holds an Outcome, :func:`retry_transient` does the
 same hand-off by hand. When the retries run out, the message fails with the last ``Retry``,
@@ -33,6 +36,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, NoReturn, ParamSpec, TypeVar, cast
 
 from .. import Outcome
+from .._adapter import redacted_cause
 from ..errors import AgentToolError, TransientToolError, error_for
 from ._require import require
 
@@ -65,8 +69,9 @@ def retry_transient(failure: AgentToolError | Outcome[Any]) -> NoReturn:
 
     A transient failure becomes ``dramatiq.Retry`` with the Retry-After as its ``delay`` (in
     milliseconds; ``None`` leaves the wait to the middleware's backoff), chained ``from`` the
-    typed error; any other failure raises its typed error. ``failure`` is a typed error or a
-    failed Outcome (``ValueError`` otherwise)::
+    typed error; any other failure raises its typed error. Either is a copy of the typed
+    error chained from redacted stand-ins of its causes (see the module's docstring).
+    ``failure`` is a typed error or a failed Outcome (``ValueError`` otherwise)::
 
         @dramatiq.actor(retry_when=retry_when_transient())
         def refresh(sku: str) -> None:
@@ -81,9 +86,19 @@ def retry_transient(failure: AgentToolError | Outcome[Any]) -> NoReturn:
         error.__cause__ = failure.error
     else:
         raise ValueError(f"expected a typed error or a failed Outcome, got {_described(failure)}")
-    if isinstance(error, TransientToolError):
-        raise _as_retry(error) from error
-    raise error
+    _hand_over(error)
+
+
+def _hand_over(error: AgentToolError) -> NoReturn:
+    """Raise what Dramatiq gets for ``error``: a copy of it (class and Outcome) chained from
+    redacted stand-ins of its causes (see :mod:`agenterr._adapter`), as
+    ``dramatiq.Retry`` ``from`` the copy when transient. Dramatiq keeps the formatted
+    traceback in the message (``options["traceback"]``, with its retries and in the dead
+    letter queue) and logs it; the raw exception's message may hold a credential."""
+    copy = redacted_cause(error)
+    if isinstance(copy, TransientToolError):
+        raise _as_retry(copy) from copy
+    raise copy from copy.__cause__
 
 
 def retry_when_transient(
@@ -112,7 +127,8 @@ def with_retry_after(fn: Callable[P, R]) -> Callable[P, R]:
     """Wrap an actor function so a raised transient failure retries after its Retry-After.
 
     A :class:`~agenterr.TransientToolError` becomes ``dramatiq.Retry(delay=...)`` as in
-    :func:`retry_transient`; every other exception, typed or not, propagates unchanged. Plain
+    :func:`retry_transient`, another typed error a redacted copy of it; every other exception
+    propagates unchanged. Plain
     and ``async`` functions both work (an ``async`` actor needs Dramatiq's ``AsyncIO``
     middleware); name, signature and docstring are kept, so the actor name is the function's.
     """
@@ -123,8 +139,8 @@ def with_retry_after(fn: Callable[P, R]) -> Callable[P, R]:
         async def async_wrapper(*args: P.args, **kwargs: P.kwargs) -> Any:
             try:
                 return await async_fn(*args, **kwargs)
-            except TransientToolError as exc:
-                raise _as_retry(exc) from exc
+            except AgentToolError as exc:
+                _hand_over(exc)
 
         return cast("Callable[P, R]", async_wrapper)
 
@@ -132,8 +148,8 @@ def with_retry_after(fn: Callable[P, R]) -> Callable[P, R]:
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return fn(*args, **kwargs)
-        except TransientToolError as exc:
-            raise _as_retry(exc) from exc
+        except AgentToolError as exc:
+            _hand_over(exc)
 
     return wrapper
 

@@ -33,6 +33,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any, ParamSpec, Protocol, TypeVar, overload
 
 from agenterr import AgentToolError, Outcome
+from agenterr._adapter import RedactedCause, redacted_cause
 from agenterr.integrations._require import require
 
 require("temporalio", "temporal")
@@ -42,7 +43,13 @@ from temporalio.exceptions import ApplicationError  # noqa: E402
 if TYPE_CHECKING:
     from agenterr._adapter import ErrorRule, FailureObserver
 
-__all__ = ["classified_activity", "outcome_of", "to_application_error"]
+__all__ = [
+    "RedactedCause",
+    "classified_activity",
+    "outcome_of",
+    "redacted_cause",
+    "to_application_error",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 P = ParamSpec("P")
@@ -141,7 +148,10 @@ def classified_activity(
 
     The function (``def`` or ``async def``) is classified exactly as by
     ``@classified_tool(raises=True)``, with the same options; a failure is raised as the
-    ``ApplicationError``, chained ``from`` the typed error, and a success returns the value.
+    ``ApplicationError``, chained ``from`` :func:`redacted_cause` of the typed error (a copy
+    of it, then the original cause chain as :class:`RedactedCause` stand-ins: Temporal
+    writes the chain into the workflow's history, and the raw exception's message may hold
+    a credential), and a success returns the value.
     Temporal's own failures (``ApplicationError`` you raise, activity cancellation) and
     ``BaseException`` pass through unchanged.
 
@@ -261,7 +271,7 @@ def _sync_activity(function: Callable[..., Any], tool: Callable[..., Any]) -> An
         try:
             return tool(*args, **kwargs)
         except AgentToolError as exc:
-            raise to_application_error(exc) from exc
+            raise to_application_error(exc) from redacted_cause(exc)
 
     return activity
 
@@ -272,6 +282,6 @@ def _async_activity(function: Callable[..., Any], tool: Callable[..., Any]) -> A
         try:
             return await tool(*args, **kwargs)
         except AgentToolError as exc:
-            raise to_application_error(exc) from exc
+            raise to_application_error(exc) from redacted_cause(exc)
 
     return activity
