@@ -129,13 +129,18 @@ _DONE = r"(?:\[redacted\]|(?:\[(?:r(?:e(?:d(?:a(?:c(?:t(?:e(?:d)?)?)?)?)?)?)?)?)
 # An unquoted value: up to the next separator, unless it is an auth scheme (rule 1
 # handles those), an earlier redaction or an escaped quote (rule 3 redacted that value).
 _BARE_VALUE = rf"""(?!(?:bearer|basic|token)(?:\s|\Z))(?!{_DONE}|\\++["'])[^\s"'&,;}}\]]++"""
+# A doubled escape of a quote inside a double-quoted value: JSON inside a Python repr,
+# where "hun\"ter2" is written "hun\\"ter2". It is part of the value unless what follows
+# it can follow a closing quote (white space, , : ; } ] ) ' or the end), so that JSON's
+# escaped backslash before a closing quote ("abc\\", "x") still closes the value.
+_REPR_ESCAPED_QUOTE = r"""\\\\"(?=[^\s,:;}\])'])"""
 # A quoted value up to its closing quote (or the end of the text), an escaped quote inside
 # it included ("hun\"ter2", 'it\'s'); also JSON inside a JSON string, where the quotes are
 # escaped: \"value\", and deeper, \\\"value\\\" (any run of backslashes before the quote);
 # or a whole object or list, two levels deep ({"value": "…"}, ["…"]); not an earlier
 # redaction in its quotes.
 _QUOTED_VALUE = (
-    rf"""(?!["']?(?:\\++")?{_DONE})(?:"(?:[^"\\]|\\.)*+"?|'(?:[^'\\]|\\.)*+'?|\\++"[^"]*+"?"""
+    rf"""(?!["']?(?:\\++")?{_DONE})(?:"(?:[^"\\]|{_REPR_ESCAPED_QUOTE}|\\.)*+"?|'(?:[^'\\]|\\.)*+'?|\\++"[^"]*+"?"""
     r"""|\{(?:[^{}]|\{[^{}]*+\})*+\}?|\[(?:[^\[\]]|\[[^\[\]]*+\])*+\]?)"""
 )
 # Cookie pairs: "a=1; b=2" (a cookie value holds no space, quote or semicolon). The first

@@ -57,6 +57,9 @@ AUDIT = [
     ("token&colon; hunter2zz99", "hunter2zz99"),
     ("clone https://hunter2zz0123456789@github.com/o/r", "hunter2zz0123456789"),
     ("Authorization: Bearer hunter2", "hunter2"),
+    # issue 24, the three shapes still leaking: a password of several words, alone and in a
+    # YAML block; a URL password holding "/" and "#"; JSON inside a Python repr
+    ("""KeyError('{"password":"hun\\\\"ter2zz"}')""", "ter2zz"),
 ]
 IDS = [f"audit-{number}" for number in range(len(AUDIT))]
 

@@ -76,6 +76,10 @@ HOSTILE_UNITS = (
     "<token>",
     "<a:password x>",
     "<token>a</token>",
+    # issue 24's last shapes: words after a strong key, a URL password up to the last "@"
+    # of its run, a doubled escaped quote inside a quoted value
+    '"password":"a\\\\"b',
+    '"password":"\\\\"',
 )
 HOSTILE = ("xpwd:" * 1700)[: quote.SCAN_WINDOW]
 
