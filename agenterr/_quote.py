@@ -278,6 +278,28 @@ class _CookieValue:
         return subject[self.run_end : self.run_end + 1] == "="
 
 
+_URL_RUN = re.compile(r"""[^\s"'<>]*+""", re.ASCII)
+
+
+class _UrlPassword:
+    """Whether rule 16's password can match after a head that ends at ``end``: an "@"
+    comes after it in its run of URL characters (no white space, quote or angle bracket).
+    A run is measured once, and where its last "@" is: every head inside it shares them."""
+
+    __slots__ = ("last_at", "run_end", "run_start")
+
+    def __init__(self) -> None:
+        self.run_start = self.run_end = self.last_at = -1
+
+    def __call__(self, subject: str, head: re.Match[str]) -> bool:
+        end = head.end()
+        if not self.run_start <= end <= self.run_end:
+            run = _URL_RUN.match(subject, end)
+            self.run_start, self.run_end = end, end if run is None else run.end()
+            self.last_at = subject.rfind("@", end, self.run_end)
+        return self.last_at > end
+
+
 _SECRET_ELEMENT_SPAN = 256
 """Most characters of an embedded credential element's content (rule 26)."""
 
@@ -482,8 +504,14 @@ _REDACTIONS: tuple[_Rule, ...] = (
     # 15. Webhook signing secrets (Stripe, Svix).
     _Rule(rf"{_TOKEN_START}whsec_[A-Za-z0-9+/=]{{20,}}+", ("whsec_",)),
     # 16. The password of a URL's user information: scheme://user:password@host. The
-    # password runs to the last "@" of the authority (a password may contain "@").
-    _Rule(r"""(://[^\s/?#@:"'<>]*+:)[^\s/?#"'<>]+(?=@)""", ("://",), requires="@"),
+    # password runs to the last "@" before the next white space, quote or angle bracket (a
+    # password may contain "@", and people write "/" and "#" in it unescaped).
+    _Rule(
+        r"""(://[^\s/?#@:"'<>]*+:)(?:[^\s"'<>@]++|@(?=[^\s"'<>@]*+@))++(?=@)""",
+        ("://",),
+        requires="@",
+        viable=_UrlPassword,
+    ),
     # 17. Cookie and Set-Cookie headers: every pair of the value.
     _Rule(
         rf"""(\bcookie(?:\\*+["'])?\s*:\s*)(?:{_QUOTED_VALUE}|{_COOKIES})""",

@@ -78,6 +78,10 @@ HOSTILE_UNITS = (
     "<token>a</token>",
     # issue 24's last shapes: words after a strong key, a URL password up to the last "@"
     # of its run, a doubled escaped quote inside a quoted value
+    "://a:b/",
+    "://a:b@",
+    "://a:b/ @",
+    "://a:@",
     '"password":"a\\\\"b',
     '"password":"\\\\"',
 )
@@ -114,7 +118,7 @@ def redaction_work(monkeypatch: pytest.MonkeyPatch) -> Callable[[str], int]:
         monkeypatch.setattr(rule, "search", _Counted(rule.search, work))
         if rule.head is not None:
             monkeypatch.setattr(rule, "head", _Counted(rule.head, work))
-    for name in ("_COOKIE_RUN", "_BACKSLASHES"):
+    for name in ("_COOKIE_RUN", "_BACKSLASHES", "_URL_RUN"):
         monkeypatch.setattr(quote, name, _Counted(getattr(quote, name), work))
 
     def measure(text: str) -> int:
