@@ -292,15 +292,10 @@ def before_sleep_log_outcome(
             what = f"returned {type(result).__name__}"
         wait = retry_state.next_action.sleep if retry_state.next_action is not None else 0.0
         name = getattr(retry_state.fn, "__qualname__", None) or "call"
+        args: tuple[object, ...]
         if outcome is not None and logged(outcome):
-            message, args = (
-                "%s: retrying in %.2fs after attempt %d",
-                (
-                    name,
-                    wait,
-                    retry_state.attempt_number,
-                ),
-            )
+            message = "%s: retrying in %.2fs after attempt %d"
+            args = (name, wait, retry_state.attempt_number)
         else:
             message = "%s failed (attempt %d): %s; retrying in %.2fs"
             args = (name, retry_state.attempt_number, what, wait)
