@@ -34,13 +34,11 @@ global ones are used (no-ops until the application sets them).
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from typing import Any, TypeVar, overload
 
 from .. import Outcome
-from .._adapter import exception_outcome, result_outcome, wrap_tool
-from .._policy import _log
+from .._adapter import exception_outcome, report_error, result_outcome, wrap_tool
 from ._require import require
 
 require("opentelemetry", "opentelemetry")
@@ -145,7 +143,7 @@ def _qualified(cls: type) -> str:
 
 def _logged(failure: Exception, name: str) -> None:
     # through agenterr's redaction gate, the traceback as the record's text; never raises
-    _log(logging.WARNING, "OpenTelemetry failed for tool %s", name, error=failure)
+    report_error("OpenTelemetry failed for tool %s", name, error=failure)
 
 
 @overload

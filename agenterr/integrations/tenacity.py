@@ -52,8 +52,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
 from .. import Class, Code, Outcome
-from .._adapter import exception_outcome, result_outcome
-from .._policy import logged
+from .._adapter import exception_outcome, logged, result_outcome
 from ._require import require
 
 require("tenacity", "tenacity")
