@@ -9,13 +9,24 @@ fails if an integration imports anything private from elsewhere.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any, TypeAlias
 
 from ._classify import from_response, schema_invalid
 from ._exceptions import validation_problems
 from ._outcome import Outcome
-from ._policy import OUTCOME, RESPONSE, ErrorRule, FailureObserver, bug, ok_response, result_kind
+from ._policy import (
+    OUTCOME,
+    RESPONSE,
+    ErrorRule,
+    FailureObserver,
+    _log,
+    bug,
+    logged,
+    ok_response,
+    result_kind,
+)
 from ._quote import clean, snippet
 from ._transport import from_error, is_transport
 from .errors import AgentToolError, error_for
@@ -27,7 +38,9 @@ __all__ = [
     "Wrapper",
     "exception_outcome",
     "failure_outcome",
+    "logged",
     "redacted_cause",
+    "report_error",
     "result_outcome",
     "validation_problems",
     "wrap_tool",
@@ -70,6 +83,12 @@ def failure_outcome(exc: BaseException) -> Outcome[Any]:
         if outcome.failed:
             return outcome
     return bug(exc, False)
+
+
+def report_error(message: str, *args: object, error: BaseException | None = None) -> None:
+    """Log an integration's own failure as a WARNING on the ``agenterr`` logger, through the
+    redaction gate (the traceback of ``error`` as the record's text); never raises."""
+    _log(logging.WARNING, message, *args, error=error)
 
 
 def result_outcome(value: object) -> Outcome[Any] | None:

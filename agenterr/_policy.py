@@ -14,6 +14,7 @@ import inspect
 import logging
 import traceback
 from collections.abc import Callable, Iterator, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from types import CodeType
 from typing import Any, NoReturn, TypeAlias
@@ -46,6 +47,7 @@ __all__ = [
     "FailureObserver",
     "Policy",
     "bug",
+    "logged",
     "ok_response",
     "raise_typed",
     "result_kind",
@@ -65,6 +67,22 @@ otherwise."""
 logger.addHandler(logging.NullHandler())
 
 
+_LOGGED: ContextVar[tuple[int, object, int, float | None] | None] = ContextVar(
+    "agenterr_logged", default=None
+)
+"""The last failure this context's tool logged, by identity and fields: no reference kept."""
+
+
+def _key(outcome: Outcome[Any]) -> tuple[int, object, int, float | None]:
+    return (id(outcome), outcome.code, outcome.status, outcome.retry_after)
+
+
+def logged(outcome: Outcome[Any]) -> bool:
+    """Whether ``outcome`` is the failure a ``@classified_tool`` just logged on the
+    ``agenterr`` logger in this context, so that a retry helper's hook does not log it again."""
+    return _LOGGED.get() == _key(outcome)
+
+
 _LOG_TEXT_CAP = 500
 """Most characters of one argument, frame line or exception line in a log record."""
 _LOG_CHAIN = 16
@@ -80,8 +98,8 @@ def _log(
     *args: object,
     error: BaseException | None = None,
     extra: Mapping[str, object] | None = None,
-) -> None:
-    """Log through the cleaning and redaction gate; never raises.
+) -> bool:
+    """Log through the cleaning and redaction gate; never raises. True if it was handled.
 
     Every argument is quoted as an API body is (cleaned, redacted, capped). The traceback
     of ``error`` goes in as the record's ``exc_text``, which formatters print where a
@@ -92,7 +110,7 @@ def _log(
     """
     try:
         if not logger.isEnabledFor(level):
-            return
+            return False
         quoted = tuple(snippet(str(arg), _LOG_TEXT_CAP) for arg in args)
         path, line, function, _ = logger.findCaller(False, 1)
         record = logger.makeRecord(
@@ -102,7 +120,8 @@ def _log(
             record.exc_text = traceback_text(error)
         logger.handle(record)
     except Exception:
-        pass
+        return False
+    return True
 
 
 _CAUSE = "The above exception was the direct cause of the following exception:"
@@ -307,7 +326,7 @@ class Policy:
                     error=failure,
                 )
         level = logging.WARNING if outcome.code is Code.UNKNOWN else logging.INFO
-        _log(
+        emitted = _log(
             level,
             "tool %s failed: %s",
             self.name,
@@ -315,6 +334,9 @@ class Policy:
             error=exc if level == logging.WARNING else None,
             extra={"agenterr_tool": self.name, "agenterr_outcome": outcome},
         )
+        # A retry helper's hook (tenacity's before_sleep_log_outcome) reads this so that a
+        # failure is logged once: here, and the hook logs only the retry it decided.
+        _LOGGED.set(_key(outcome) if emitted else None)
 
     def mapped(self, exc: Exception) -> Outcome[Any] | None:
         """The ``errors=`` rule of the most specific class in ``exc``'s MRO, if any.

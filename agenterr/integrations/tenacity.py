@@ -52,7 +52,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
 from .. import Class, Code, Outcome
-from .._adapter import exception_outcome, result_outcome
+from .._adapter import exception_outcome, logged, result_outcome
 from ._require import require
 
 require("tenacity", "tenacity")
@@ -271,6 +271,11 @@ def before_sleep_log_outcome(
     Outcome, or ``None``), ``agenterr_attempt`` and ``agenterr_wait`` as attributes. Neither
     the exception's text nor the hint is logged (they quote the API, which may hold
     secrets) unless ``exc_info`` adds the traceback.
+
+    A failure that a ``@classified_tool`` has just logged on the ``agenterr`` logger is not
+    logged again: the record then says only the retry, ``get_rate: retrying in 2.00s after
+    attempt 1``, and still carries the Outcome in ``agenterr_outcome``. So each failure is in
+    the log once, and the last one (not retried) is agenterr's record alone.
     """
 
     def log_outcome(retry_state: RetryCallState) -> None:
@@ -286,15 +291,19 @@ def before_sleep_log_outcome(
             what = f"returned {type(result).__name__}"
         wait = retry_state.next_action.sleep if retry_state.next_action is not None else 0.0
         name = getattr(retry_state.fn, "__qualname__", None) or "call"
+        args: tuple[object, ...]
+        if outcome is not None and logged(outcome):
+            message = "%s: retrying in %.2fs after attempt %d"
+            args = (name, wait, retry_state.attempt_number)
+        else:
+            message = "%s failed (attempt %d): %s; retrying in %.2fs"
+            args = (name, retry_state.attempt_number, what, wait)
         # A failing log handler must not replace the failure being retried.
         with contextlib.suppress(Exception):
             logger.log(
                 log_level,
-                "%s failed (attempt %d): %s; retrying in %.2fs",
-                name,
-                retry_state.attempt_number,
-                what,
-                wait,
+                message,
+                *args,
                 exc_info=exc if exc_info else None,
                 extra={
                     "agenterr_outcome": outcome,
