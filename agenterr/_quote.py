@@ -169,6 +169,15 @@ _NAMED = rf"[a-z0-9_.\-]*?(?:{_STRONG_KEYS}|{_WORD_KEYS})"
 _URL_USER = r"(?:(?=[a-z_\-.~+%]*+[0-9])[a-z0-9_\-.~+%]{8,}+|[a-z0-9_\-.~+%]{24,}+)"
 
 
+# A bare value after a strong key and a colon runs on over single spaces, word by word (a
+# password can be words: "password: correct horse battery staple"), up to a separator,
+# two spaces (in the view, an escaped line break), a value the gate already wrote, or a
+# word that ends in ":" before a space or the end, which looks like the next key (a YAML
+# block folded onto one line: "password: correct horse host: x").
+_WORD = r"""[^\s"'&,;}\]]"""
+_WORDS = rf"""{_BARE_VALUE}(?: (?!{_DONE}|[^\s"'&,;}}\]:]*+:(?:\s|\Z)){_WORD}++)*+"""
+
+
 def _key(keys: str, separator: str) -> str:
     return rf"""({_KEY_START}(?:{keys})\b(?:\\*+["'])?\s*{separator}\s*)"""
 
@@ -458,8 +467,7 @@ _REDACTIONS: tuple[_Rule, ...] = (
     # after YAML's block indicators, tags and anchors (password: |, !!str, &pw), the value
     # that follows them, quoted or not.
     _Rule(
-        _key(_STRONG_KEYS, _COLON)
-        + f"(?:{_YAML_PROPERTIES}(?:{_QUOTED_VALUE}|{_BARE_VALUE})|{_BARE_VALUE})",
+        _key(_STRONG_KEYS, _COLON) + f"(?:{_YAML_PROPERTIES}(?:{_QUOTED_VALUE}|{_WORDS})|{_WORDS})",
         ("pass", "pwd", "secret", "key", "token", "auth"),
         fold=True,
     ),

@@ -78,6 +78,9 @@ HOSTILE_UNITS = (
     "<token>a</token>",
     # issue 24's last shapes: words after a strong key, a URL password up to the last "@"
     # of its run, a doubled escaped quote inside a quoted value
+    "password: a ",
+    "password: a b: ",
+    "xpassword: a ",
     "://a:b/",
     "://a:b@",
     "://a:b/ @",
