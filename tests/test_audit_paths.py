@@ -61,6 +61,8 @@ AUDIT = [
     # YAML block; a URL password holding "/" and "#"; JSON inside a Python repr
     ("password: correct horse battery staple", "battery staple"),
     ("db:\n  password: correct horse battery staple\n  host: x", "battery staple"),
+    ("- password: correct horse battery staple", "battery staple"),
+    ('{"c": "db:\\n  password: correct horse battery staple\\n  host: x"}', "battery staple"),
     ("https://user:p/ss#w0rd@host/path", "ss#w0rd"),
     ("""KeyError('{"password":"hun\\\\"ter2zz"}')""", "ter2zz"),
 ]
