@@ -169,6 +169,29 @@ _NAMED = rf"[a-z0-9_.\-]*?(?:{_STRONG_KEYS}|{_WORD_KEYS})"
 _URL_USER = r"(?:(?=[a-z_\-.~+%]*+[0-9])[a-z0-9_\-.~+%]{8,}+|[a-z0-9_\-.~+%]{24,}+)"
 
 
+# A bare value after a strong key and a colon runs on over single spaces, word by word (a
+# password can be words: "password: correct horse battery staple"), up to a separator,
+# two spaces (in the view, an escaped line break), a value the gate already wrote, or a
+# word that ends in ":" before a space or the end, which looks like the next key (a YAML
+# block folded onto one line: "password: correct horse host: x").
+_WORD = r"""[^\s"'&,;}\]]"""
+_WORDS = rf"""{_BARE_VALUE}(?: (?!{_DONE}|[^\s"'&,;}}\]:]*+:(?:\s|\Z)){_WORD}++)*+"""
+# Only in a YAML-like place, though (else the value is one word, so that "Invalid password:
+# must be at least 8 characters" keeps all but "must"): where the key starts the text, or
+# follows a parent key ("db:"), or a value this gate already wrote ("[redacted]", a previous
+# key's), each then followed by up to five spaces (a folded line break, or an escaped one
+# and the indentation after it), and the key optionally after a list item's "- ". Fixed-width
+# look-behinds: tested once at each key's start, in constant time.
+_YAML_HEAD = r"""(?:\A|(?<=[^\s"'&,;}\]:]:)|(?<=\[redacted\])|(?<=\[redacted\]["']))"""
+_YAML_GAP = "(?:" + "|".join(f"(?<={_YAML_HEAD}{' ' * n})" for n in range(6)) + ")"
+_YAML_BLOCK = rf"(?:{_YAML_GAP}|(?<={_YAML_GAP}- ))"
+
+
+def _value(bare: str) -> str:
+    """Rule 4's value: after YAML's node properties, quoted or bare; else bare."""
+    return f"(?:{_YAML_PROPERTIES}(?:{_QUOTED_VALUE}|{bare})|{bare})"
+
+
 def _key(keys: str, separator: str) -> str:
     return rf"""({_KEY_START}(?:{keys})\b(?:\\*+["'])?\s*{separator}\s*)"""
 
@@ -321,7 +344,11 @@ class _Rule:
     text: a cheap test that skips the pattern on text that cannot match, as is ``requires``,
     a character every match holds (tested in the text searched). ``viable``, when
     given, makes a fresh necessary condition on the value (the subject and where the head
-    ends) for one pass over a text.
+    ends) for one pass over a text. ``block``, when given, splits a ``pattern`` whose key
+    starts with an optional zero-width test that sets the group ``block`` (rule 4: several
+    words only in a YAML-like place) into that test and the pattern's two forms, with and
+    without the group: at each head the test is matched once, then the form it picks, so
+    the search still skips ahead to the key's first letter.
 
     A rule whose value may be long and whose start may be refused (a key's start, or a
     value that turns out not to match) is searched head first: the head (group 1) is
@@ -333,6 +360,8 @@ class _Rule:
 
     __slots__ = (
         "accept",
+        "alone",
+        "block",
         "fold",
         "head",
         "keeps",
@@ -353,8 +382,15 @@ class _Rule:
         accept: Callable[[str], bool] | None = None,
         viable: Callable[[], Callable[[str, re.Match[str]], bool]] | None = None,
         requires: str = "",
+        block: tuple[str, str, str] | None = None,
     ) -> None:
         self.pattern = re.compile(pattern, re.ASCII)
+        self.block: re.Pattern[str] | None = (
+            None if block is None else re.compile(block[0], re.ASCII)
+        )
+        self.alone: re.Pattern[str] | None = (
+            None if block is None else _Rule(block[2], literals, fold=fold).search
+        )
         self.literals = literals
         self.fold = fold
         self.accept = accept
@@ -365,7 +401,7 @@ class _Rule:
         # The pattern searched: the same language, but starting with a letter, so that the
         # regex engine skips ahead to where that letter occurs; a word boundary before the
         # letter becomes a look-behind after it, and a key's start is tested in _matches.
-        fast = pattern.replace(_KEY_START, "")
+        fast = (pattern if block is None else block[1]).replace(_KEY_START, "")
         for boundary, after in (
             (r"\b", r"(?<![A-Za-z0-9_].)"),
             (r"(?<![A-Za-z0-9_])", r"(?<![A-Za-z0-9_].)"),
@@ -374,7 +410,7 @@ class _Rule:
             found = re.match(rf"(\(?){re.escape(boundary)}([A-Za-z])", fast)
             if found is not None:
                 fast = found.group(1) + found.group(2) + after + fast[found.end() :]
-        self.search = re.compile(fast, re.ASCII)
+        self.search: re.Pattern[str] = re.compile(fast, re.ASCII)
         head = _group_one(fast) if self.keyed or viable is not None else None
         self.head = None if head is None else re.compile(head, re.ASCII)
 
@@ -387,6 +423,8 @@ class _Rule:
         search = self.head.search
         match_at = self.search.match
         keyed = self.keyed
+        block = None if self.block is None else self.block.match
+        alone = None if self.alone is None else self.alone.match
         viable = None if self.viable is None else self.viable()
         position = 0
         while (head := search(subject, position)) is not None:
@@ -394,7 +432,14 @@ class _Rule:
             if (
                 (not keyed or _key_starts(subject, start, view))
                 and (viable is None or viable(subject, head))
-                and (match := match_at(subject, start)) is not None
+                and (
+                    match := (
+                        match_at
+                        if block is None or alone is None or block(subject, start)
+                        else alone
+                    )(subject, start)
+                )
+                is not None
             ):
                 yield match
                 position = match.end()
@@ -458,10 +503,15 @@ _REDACTIONS: tuple[_Rule, ...] = (
     # after YAML's block indicators, tags and anchors (password: |, !!str, &pw), the value
     # that follows them, quoted or not.
     _Rule(
-        _key(_STRONG_KEYS, _COLON)
-        + f"(?:{_YAML_PROPERTIES}(?:{_QUOTED_VALUE}|{_BARE_VALUE})|{_BARE_VALUE})",
+        _key(f"(?:{_YAML_BLOCK}(?P<block>))?(?:{_STRONG_KEYS})", _COLON)
+        + _value(f"(?(block){_WORDS}|{_BARE_VALUE})"),
         ("pass", "pwd", "secret", "key", "token", "auth"),
         fold=True,
+        block=(
+            _YAML_BLOCK,
+            _key(_STRONG_KEYS, _COLON) + _value(_WORDS),
+            _key(_STRONG_KEYS, _COLON) + _value(_BARE_VALUE),
+        ),
     ),
     # 5. token: value, authorization: value — a bare value only when it looks generated, so
     # prose such as "the token: is invalid" or "token: expired" survives.

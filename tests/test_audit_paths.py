@@ -59,6 +59,10 @@ AUDIT = [
     ("Authorization: Bearer hunter2", "hunter2"),
     # issue 24, the three shapes still leaking: a password of several words, alone and in a
     # YAML block; a URL password holding "/" and "#"; JSON inside a Python repr
+    ("password: correct horse battery staple", "battery staple"),
+    ("db:\n  password: correct horse battery staple\n  host: x", "battery staple"),
+    ("- password: correct horse battery staple", "battery staple"),
+    ('{"c": "db:\\n  password: correct horse battery staple\\n  host: x"}', "battery staple"),
     ("https://user:p/ss#w0rd@host/path", "ss#w0rd"),
     ("""KeyError('{"password":"hun\\\\"ter2zz"}')""", "ter2zz"),
 ]

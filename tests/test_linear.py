@@ -78,6 +78,12 @@ HOSTILE_UNITS = (
     "<token>a</token>",
     # issue 24's last shapes: words after a strong key, a URL password up to the last "@"
     # of its run, a doubled escaped quote inside a quoted value
+    "password: a ",
+    "password: a b: ",
+    "xpassword: a ",
+    "db: password: a ",
+    "- password: a ",
+    "[redacted] password: a b ",
     "://a:b/",
     "://a:b@",
     "://a:b/ @",

@@ -68,11 +68,13 @@ SHAPES = [
     ("Authorization: Bearer hunter2", f"Authorization: Bearer {R}"),
     ("invalid credentials (Bearer s3cr3t)", f"invalid credentials (Bearer {R})"),
     # a JSON-escaped colon, HTML entities for "=" and ":"
-    ("password\\u003ahunter2 x", f"password\\u003a{R} x"),
+    ("password\\u003ahunter2 x", f"password\\u003a{R}"),
+    ("bad password\\u003ahunter2 x", f"bad password\\u003a{R} x"),
     ('"password"\\u003a"hunter2"', f'"password"\\u003a"{R}"'),
     ("password&#61;hunter2 ok", f"password={R} ok"),
     ("token&colon; abc123def456 ok", f"token: {R} ok"),
-    ("api_key&#x3A; s3cret ok", f"api_key: {R} ok"),
+    ("api_key&#x3A; s3cret ok", f"api_key: {R}"),
+    ("bad api_key&#x3A; s3cret ok", f"bad api_key: {R} ok"),
     ("secret&equals;hunter2 ok", f"secret={R} ok"),
     # a token as a URL's user
     (
@@ -104,8 +106,26 @@ SHAPES = [
     # YAML block scalars, tags and anchors
     ("password: |\n  hunter2\nuser: bob", f"password: {R} user: bob"),
     ("password: >-\n  hunter2\nx: 1", f"password: {R} x: 1"),
-    ("password: !!str hunter2 ok", f"password: {R} ok"),
-    ("password: &pw hunter2 ok", f"password: {R} ok"),
+    ("password: !!str hunter2 ok", f"password: {R}"),
+    ("password: &pw hunter2 ok", f"password: {R}"),
+    # ... which at the start of the text is a YAML value of several words, elsewhere one
+    ("bad password: !!str hunter2 ok", f"bad password: {R} ok"),
+    ("bad password: &pw hunter2 ok", f"bad password: {R} ok"),
+    # a strong key's value of several words only in a YAML-like place (rule 4, YBLOCK): at
+    # the start of the text, in a list item, after a parent key (also in a JSON string);
+    # a validation message keeps its words
+    ("password: correct horse battery staple", f"password: {R}"),
+    ("- password: correct horse", f"- password: {R}"),
+    ("users:\n  - password: correct horse\n    name: x", f"users: - password: {R} name: x"),
+    (
+        '{"config": "db:\\n  password: correct horse battery staple\\n  host: x"}',
+        f'{{"config": "db:\\n password: {R}\\n host: x"}}',
+    ),
+    (
+        "Invalid password: must be at least 8 characters",
+        f"Invalid password: {R} be at least 8 characters",
+    ),
+    ("user: bob password: correct horse host: x", f"user: bob password: {R} horse host: x"),
     ('api_key: !!str "abc def" ok', f"api_key: {R} ok"),
     # an XML credential element inside text that is no markup document
     (
