@@ -1007,8 +1007,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--plan",
         default="",
-        help="which variants under which prompt, e.g. 'assistant=raw_body,model_text;"
-        "ops_agent=model_text' (overrides --prompt and --variants)",
+        help="which variants under which prompt, a variant optionally for one split, e.g. "
+        "'assistant=raw_body,model_text;ops_agent=model_text,hint@held-out' "
+        "(overrides --prompt and --variants)",
     )
     parser.add_argument(
         "--missing", action="store_true", help="count the decisions not asked yet, and stop"
@@ -1030,20 +1031,25 @@ def main(argv: list[str] | None = None) -> None:
     if args.missing:
         cache = _load_cache(CACHE)
         for prompt, chosen in plan.items():
-            for variant in chosen:
+            for entry in chosen:
+                variant, _, split = entry.partition("@")
+                some = [c for c in cases if split in ("", c.split)]
                 missing = sum(
                     _key(conversation(c, SYSTEM_PROMPTS[prompt], renderings(c)[variant]))
                     not in cache
-                    for c in cases
+                    for c in some
                 )
-                print(f"{prompt} {variant}: {missing} of {len(cases)} not asked yet")
+                print(f"{prompt} {entry}: {missing} of {len(some)} not asked yet")
         return
     model = _lazy(local_model, args.model) if args.model.exists() else None
-    decisions = [
-        d
-        for prompt, chosen in plan.items()
-        for d in run(model, cases, (prompt,), chosen, progress=lambda s: print(s, file=sys.stderr))
-    ]
+    decisions = []
+    for prompt, chosen in plan.items():
+        for entry in chosen:
+            variant, _, split = entry.partition("@")
+            some = [c for c in cases if split in ("", c.split)]
+            decisions += run(
+                model, some, (prompt,), (variant,), progress=lambda s: print(s, file=sys.stderr)
+            )
     table = summarise(decisions)
     meta = {
         "model": "Qwen2.5-Coder-1.5B-Instruct Q4_K_M (llama.cpp via xllamacpp, greedy)",
@@ -1067,12 +1073,19 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _plan(text: str) -> dict[str, tuple[str, ...]]:
+    """``prompt=variant,variant@split;…`` as {prompt: variants}; a variant may name one split."""
     plan: dict[str, tuple[str, ...]] = {}
     for part in text.split(";"):
         prompt, _, variants = part.partition("=")
         chosen = tuple(v for v in variants.split(",") if v)
-        if prompt not in SYSTEM_PROMPTS or not set(chosen) <= set(VARIANTS):
-            raise SystemExit(f"--plan: unknown prompt or variant in {part!r}")
+        names = {v.partition("@")[0] for v in chosen}
+        splits = {v.partition("@")[2] for v in chosen} - {""}
+        if (
+            prompt not in SYSTEM_PROMPTS
+            or not names <= set(VARIANTS)
+            or not splits <= {"in-sample", "held-out"}
+        ):
+            raise SystemExit(f"--plan: unknown prompt, variant or split in {part!r}")
         plan[prompt] = chosen
     return plan
 
