@@ -988,8 +988,12 @@ def chart(table: dict[str, Any], path: Path) -> None:
         ax.set_ylim(0, 100)
         ax.axhline(90, color="black", linewidth=0.6, linestyle="--")
     axes[0].set_ylabel("documented reaction taken, % (class right)")
-    axes[-1].legend(fontsize=7, loc="lower right")
-    fig.tight_layout()
+    labels: dict[str, Any] = {}
+    for ax in axes:  # one legend for every text asked in any panel
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            labels.setdefault(label, handle)
+    fig.legend(list(labels.values()), list(labels), fontsize=7, loc="lower center", ncol=4)
+    fig.tight_layout(rect=(0, 0.08, 1, 1))
     fig.savefig(path, dpi=110)
 
 
