@@ -39,6 +39,7 @@ runs in CI.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
 import json
 import os
@@ -51,6 +52,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from hint_eval_scenarios import Scenario, scenario_for, tool
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -89,40 +92,7 @@ SYSTEM_PROMPTS = {
 # --- scenarios ---------------------------------------------------------------------------
 
 
-def _tool(name: str, description: str, /, **params: tuple[str, str]) -> dict[str, Any]:
-    return {
-        "type": "function",
-        "function": {
-            "name": name,
-            "description": description,
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    key: {"type": kind, "description": text} for key, (kind, text) in params.items()
-                },
-                "required": list(params),
-            },
-        },
-    }
-
-
-@dataclass(frozen=True)
-class Scenario:
-    """A user task, the tool the model called for it, and a look-up tool beside it."""
-
-    name: str
-    task: str
-    tool: dict[str, Any]
-    lookup: dict[str, Any]
-    call: dict[str, Any]
-
-    @property
-    def tool_name(self) -> str:
-        return str(self.tool["function"]["name"])
-
-    @property
-    def lookup_name(self) -> str:
-        return str(self.lookup["function"]["name"])
+_tool = tool  # the known-fix cases' tools below
 
 
 SCENARIOS: dict[str, Scenario] = {
@@ -245,23 +215,16 @@ class Case:
     id: str
     split: str  # "in-sample" or "held-out"
     expected: str  # the documented class
-    scenario: str
+    scenario: Scenario
     status: int = 0
     headers: dict[str, str] = field(default_factory=dict)
     body: str = ""
     error: BaseException | None = None
-    call: dict[str, Any] | None = None  # the model's call, if not the scenario's
     known_fix: KnownFix | None = None
+    source: str = ""  # where the case comes from: a corpus file, or the blind set
 
     def the_call(self) -> dict[str, Any]:
-        return self.call if self.call is not None else SCENARIOS[self.scenario].call
-
-
-def _scenario_for(case_id: str) -> str:
-    # "summary" only carries known-fix cases: asked to summarise, a small model tends to
-    # answer the task itself after any failure, which would blur every text's score alike.
-    names = sorted(set(SCENARIOS) - {"summary"})
-    return names[int(hashlib.sha256(case_id.encode()).hexdigest(), 16) % len(names)]
+        return self.scenario.call
 
 
 def _corpus(pattern: str) -> list[dict[str, Any]]:
@@ -284,39 +247,128 @@ def _sample(entries: list[dict[str, Any]], per_class: dict[str, int], seed: int)
     return chosen
 
 
-def _from_entry(entry: dict[str, Any], split: str) -> Case:
+def _from_entry(entry: dict[str, Any], split: str, source: str) -> Case:
     response = entry["response"]
+    scenario, fit = scenario_for(entry["id"], entry.get("provider", ""))
+    known_fix = None
+    if fit is not None and fit.arg is not None:
+        known_fix = KnownFix(fit.arg, scenario.call.get(fit.arg), fit.lookup)
     return Case(
         id=entry["id"],
         split=split,
         expected=entry["expected"]["class"],
-        scenario=_scenario_for(entry["id"]),
+        scenario=scenario,
         status=response["status"],
         headers=dict(response["headers"]),
         body=response["body"],
+        known_fix=known_fix,
+        source=source,
     )
 
 
 def _transport_cases() -> list[Case]:
     import httpx
+    from hint_eval_scenarios import DOMAINS
 
     request = httpx.Request("POST", "https://api.example.com/v1/items")
-    errors: list[BaseException] = [
-        httpx.ConnectTimeout("timed out", request=request),
-        httpx.ConnectError("[Errno 111] Connection refused", request=request),
-        ConnectionResetError(104, "Connection reset by peer"),
-        socket.gaierror(-3, "Temporary failure in name resolution"),
+    errors: list[tuple[BaseException, str, str]] = [
+        (httpx.ConnectTimeout("timed out", request=request), "llm", "OpenAI"),
+        (
+            httpx.ConnectError("[Errno 111] Connection refused", request=request),
+            "database",
+            "AWS DynamoDB",
+        ),
+        (httpx.ReadTimeout("The read operation timed out", request=request), "code", "GitHub"),
+        (ConnectionResetError(104, "Connection reset by peer"), "storage", "AWS S3"),
+        (socket.gaierror(-3, "Temporary failure in name resolution"), "chat", "Slack"),
     ]
     return [
         Case(
             id=f"transport-{type(e).__name__}",
             split="in-sample",
             expected="transient",
-            scenario=_scenario_for(type(e).__name__),
+            scenario=DOMAINS[domain].for_provider(provider),
             error=e,
+            source="transport",
         )
-        for e in errors
+        for e, domain, provider in errors
     ]
+
+
+def transport_error(name: str, message: str) -> BaseException:
+    """The exception a client raises, from its dotted name (``httpx.ConnectTimeout``)."""
+    import builtins
+    import importlib
+
+    module_name, _, class_name = name.rpartition(".")
+    owner: Any = importlib.import_module(module_name) if module_name else builtins
+    cls = getattr(owner, class_name, None)
+    if not (isinstance(cls, type) and issubclass(cls, BaseException)):
+        raise ValueError(f"not an exception class: {name!r}")
+    if module_name.split(".")[0] == "httpx":
+        import httpx
+
+        return cls(message, request=httpx.Request("POST", "https://api.example.com/v1/items"))
+    return cls(message)
+
+
+def _blind_tool(value: Any) -> dict[str, Any]:
+    """A blind case's tool: an OpenAI tool object, or its bare ``function`` part."""
+    if isinstance(value, dict) and value.get("type") == "function" and "function" in value:
+        return value
+    if isinstance(value, dict) and "name" in value:
+        return {"type": "function", "function": value}
+    raise ValueError(f"not a tool definition: {str(value)[:80]}")
+
+
+def blind_cases(path: Path, split: str = "held-out") -> list[Case]:
+    """The cases of a blind set (``hint_eval_heldout.json``), each with its own scenario."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    cases = []
+    for i, row in enumerate(data["cases"]):
+        tool_, lookup = _blind_tool(row["tool"]), _blind_tool(row["lookup"])
+        scenario = Scenario(
+            name=f"blind:{row.get('id', i)}",
+            task=row["task"],
+            tool=tool_,
+            lookup=lookup,
+            call=dict(row["call"]),
+        )
+        failure = row["failure"]
+        fix = row.get("known_fix")
+        known_fix = None
+        if fix:
+            lookup_fix = fix.get("lookup", False)
+            known_fix = KnownFix(fix["arg"], fix.get("bad"), bool(lookup_fix))
+        case = Case(
+            id=f"blind-{row.get('id', i)}",
+            split=split,
+            expected=row["expected_class"],
+            scenario=scenario,
+            known_fix=known_fix,
+            source="blind",
+        )
+        if failure["kind"] == "http":
+            case.status = int(failure["status"])
+            case.headers = {str(k): str(v) for k, v in (failure.get("headers") or {}).items()}
+            body = failure.get("body")
+            case.body = body if isinstance(body, str) else json.dumps(body)
+        elif failure["kind"] == "transport":
+            case.error = transport_error(failure["exception"], failure.get("message", ""))
+        else:
+            raise ValueError(f"unknown failure kind {failure['kind']!r} in case {i}")
+        if case.expected not in EXPECTED_MOVE:
+            raise ValueError(f"unknown class {case.expected!r} in case {i}")
+        cases.append(case)
+    return cases
+
+
+def blind_prompts(path: Path) -> dict[str, str]:
+    """The system prompts a blind set brings (held out like its cases)."""
+    if not path.exists():
+        return {}
+    prompts = json.loads(path.read_text(encoding="utf-8")).get("system_prompts") or {}
+    return {str(k): str(v) for k, v in prompts.items()}
 
 
 def _json(value: Any) -> str:
@@ -519,27 +571,39 @@ def _known_fix_cases() -> list[Case]:
                 "content-type": "application/xml" if body.startswith("<") else "application/json"
             },
             body=body,
-            call=call,
             known_fix=fix,
+            source="known-fix",
         )
-        for case_id, scenario, status, body, call, fix in rows
+        for case_id, name, status, body, call, fix in rows
+        for scenario in [dataclasses.replace(SCENARIOS[name], call=call)]
     ]
 
 
 IN_SAMPLE_PER_CLASS = {"transient": 40, "self_correctable": 42, "auth": 56, "indeterminate": 12}
-HELD_OUT_PER_CLASS = {"transient": 8, "self_correctable": 8, "auth": 8, "indeterminate": 5}
+# The held-out sample of set B the first run used; a fresh sample leaves these out.
+FIRST_HELD_OUT_PER_CLASS = {"transient": 8, "self_correctable": 8, "auth": 8, "indeterminate": 5}
+HELD_OUT_PER_CLASS = {"transient": 12, "self_correctable": 12, "auth": 12, "indeterminate": 5}
+BLIND = HERE / "hint_eval_heldout.json"
 
 
-def build_cases() -> list[Case]:
-    """In-sample (corpus sample, transport, known-fix) then held-out cases, in a fixed order."""
+def build_cases(blind: Path | None = BLIND) -> list[Case]:
+    """In-sample (corpus sample, transport, known-fix) then held-out cases, in a fixed order.
+
+    Held out: a fresh sample of corpus set B (none of the first run's sample), and the blind
+    set, when its file is there.
+    """
     in_sample = [
-        _from_entry(e, "in-sample")
+        _from_entry(e, "in-sample", "providers")
         for e in _sample(_corpus("providers_*.json"), IN_SAMPLE_PER_CLASS, seed=20)
     ]
+    set_b = _corpus("holdout_b.json")
+    first = {e["id"] for e in _sample(set_b, FIRST_HELD_OUT_PER_CLASS, seed=20)}
+    fresh = [e for e in set_b if e["id"] not in first]
     held_out = [
-        _from_entry(e, "held-out")
-        for e in _sample(_corpus("holdout_b.json"), HELD_OUT_PER_CLASS, seed=20)
+        _from_entry(e, "held-out", "holdout_b") for e in _sample(fresh, HELD_OUT_PER_CLASS, seed=21)
     ]
+    if blind is not None and blind.exists():
+        held_out += blind_cases(blind)
     return in_sample + _transport_cases() + _known_fix_cases() + held_out
 
 
@@ -669,7 +733,7 @@ def addresses_fix(calls: list[tuple[str, dict[str, Any]]], case: Case) -> bool |
         return None
     if not calls:
         return False
-    scenario = SCENARIOS[case.scenario]
+    scenario = case.scenario
     name, arguments = calls[0]
     if name == scenario.lookup_name:
         return fix.lookup
@@ -683,7 +747,7 @@ def addresses_fix(calls: list[tuple[str, dict[str, Any]]], case: Case) -> bool |
 
 def conversation(case: Case, system: str, text: str) -> dict[str, Any]:
     """The chat request whose answer is the model's next move."""
-    scenario = SCENARIOS[case.scenario]
+    scenario = case.scenario
     call = case.the_call()
     return {
         "messages": [
@@ -790,7 +854,7 @@ def run(
     variants = list(variants)
     # Prompt, then scenario, then case: consecutive requests share the longest prefix,
     # which the server keeps evaluated.
-    ordered = sorted(cases, key=lambda c: (c.scenario, c.id))
+    ordered = sorted(cases, key=lambda c: (c.scenario.name, c.id))
     total = len(ordered) * len(variants) * len(list(prompts))
     done = 0
     started = time.monotonic()
@@ -799,7 +863,7 @@ def run(
             for case in ordered:
                 texts = renderings(case)
                 outcome = outcome_of(case)
-                scenario = SCENARIOS[case.scenario]
+                scenario = case.scenario
                 for variant in variants:
                     request = conversation(case, SYSTEM_PROMPTS[prompt], texts[variant])
                     key = _key(request)
