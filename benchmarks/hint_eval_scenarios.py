@@ -52,19 +52,13 @@ class Scenario:
         return str(self.lookup["function"]["name"])
 
     def for_provider(self, provider: str) -> Scenario:
-        """The scenario worded for one provider (``{p}`` in the task and descriptions)."""
+        """The scenario worded for one provider: ``{p}`` in the task names it.
+
+        The tools' descriptions name no provider, so that every case of a domain shares the
+        prompt's head (system prompt and tools), which the server keeps evaluated.
+        """
         short = provider.split(" (", maxsplit=1)[0]
-
-        def word(value: Any) -> Any:
-            if isinstance(value, str):
-                return value.replace("{p}", short)
-            if isinstance(value, dict):
-                return {k: word(v) for k, v in value.items()}
-            if isinstance(value, list):
-                return [word(v) for v in value]
-            return value
-
-        return replace(self, task=word(self.task), tool=word(self.tool), lookup=word(self.lookup))
+        return replace(self, task=self.task.replace("{p}", short or "the API"))
 
 
 S = Scenario
@@ -79,14 +73,14 @@ DOMAINS: dict[str, Scenario] = {
             "docs/guide.de.md.",
             tool(
                 "generate_text",
-                "Run a prompt on a hosted language model ({p}) over a file; writes the output.",
+                "Run a prompt on a hosted language model over a file; writes the output.",
                 model=("string", "Model name."),
                 prompt=("string", "Instruction for the model."),
                 input_file=("string", "File whose text is appended to the prompt."),
                 output_file=("string", "Where to write the model's output."),
                 max_tokens=("integer", "Most tokens to generate."),
             ),
-            tool("list_models", "List the models {p} offers.", query=_LOOKUP_Q),
+            tool("list_models", "List the models available.", query=_LOOKUP_Q),
             {
                 "model": "llama-3.1-8b-instruct",
                 "prompt": "Translate into German.",
@@ -100,13 +94,13 @@ DOMAINS: dict[str, Scenario] = {
             "Charge customer cus_4821 (Acme Ltd) 120 euros for the May retainer with {p}.",
             tool(
                 "create_charge",
-                "Charge a saved customer's payment method through {p}.",
+                "Charge a saved customer's payment method.",
                 customer_id=("string", "The customer id, like cus_123."),
                 amount_cents=("integer", "Amount in the currency's minor unit."),
                 currency=("string", "Three-letter ISO 4217 code."),
                 description=("string", "Statement text."),
             ),
-            tool("find_customer", "Search {p} customers by name or email.", query=_LOOKUP_Q),
+            tool("find_customer", "Search customers by name or email.", query=_LOOKUP_Q),
             {
                 "customer_id": "cus_4821",
                 "amount_cents": 12000,
@@ -120,14 +114,14 @@ DOMAINS: dict[str, Scenario] = {
             "2026-12-31.",
             tool(
                 "create_invoice",
-                "Create a sales invoice in {p}.",
+                "Create a sales invoice.",
                 contact_name=("string", "The customer's name."),
                 contact_email=("string", "The customer's billing email."),
                 amount=("number", "Total, in the currency's major unit."),
                 currency=("string", "Three-letter ISO 4217 code."),
                 due_date=("string", "YYYY-MM-DD."),
             ),
-            tool("find_contact", "Search {p} contacts.", query=_LOOKUP_Q),
+            tool("find_contact", "Search contacts.", query=_LOOKUP_Q),
             {
                 "contact_name": "ABC Ltd",
                 "contact_email": "billing@abc.example",
@@ -141,11 +135,11 @@ DOMAINS: dict[str, Scenario] = {
             "Post 'Deploy finished' to the ops channel on {p}.",
             tool(
                 "send_message",
-                "Post a message to a {p} channel.",
+                "Post a message to a channel.",
                 channel=("string", "Channel name or id."),
                 text=("string", "Message text."),
             ),
-            tool("list_channels", "List the {p} channels.", query=_LOOKUP_Q),
+            tool("list_channels", "List the channels.", query=_LOOKUP_Q),
             {"channel": "ops", "text": "Deploy finished"},
         ),
         S(
@@ -153,14 +147,14 @@ DOMAINS: dict[str, Scenario] = {
             "Text +14155550123 'Your table is ready' from our AcmeDiner sender, with {p}.",
             tool(
                 "send_sms",
-                "Send a text message through {p}.",
+                "Send a text message.",
                 sender=("string", "Sender id or number."),
                 to=("string", "Recipient number, E.164."),
                 text=("string", "Message text."),
             ),
             tool(
                 "list_senders",
-                "List the sender ids and numbers on the {p} account.",
+                "List the sender ids and numbers on the account.",
                 query=_LOOKUP_Q,
             ),
             {"sender": "AcmeDiner", "to": "+14155550123", "text": "Your table is ready"},
@@ -171,12 +165,12 @@ DOMAINS: dict[str, Scenario] = {
             "attached.'",
             tool(
                 "send_email",
-                "Send an email through {p}.",
+                "Send an email.",
                 to=("string", "Recipient address."),
                 subject=("string", "Subject line."),
                 text=("string", "Plain-text body."),
             ),
-            tool("find_contact", "Search the {p} address book.", query=_LOOKUP_Q),
+            tool("find_contact", "Search the address book.", query=_LOOKUP_Q),
             {
                 "to": "dana@example.com",
                 "subject": "Your report",
@@ -188,12 +182,12 @@ DOMAINS: dict[str, Scenario] = {
             "Subscribe dana@example.com (first name Dana) to our newsletter list in {p}.",
             tool(
                 "add_subscriber",
-                "Add a subscriber to a {p} audience.",
+                "Add a subscriber to a audience.",
                 list_id=("string", "Audience or list id."),
                 email=("string", "Subscriber's email."),
                 first_name=("string", "Subscriber's first name."),
             ),
-            tool("list_audiences", "List the {p} audiences.", query=_LOOKUP_Q),
+            tool("list_audiences", "List the audiences.", query=_LOOKUP_Q),
             {"list_id": "newsletter", "email": "dana@example.com", "first_name": "Dana"},
         ),
         S(
@@ -202,13 +196,13 @@ DOMAINS: dict[str, Scenario] = {
             "has.",
             tool(
                 "get_object",
-                "Download an object from {p}.",
+                "Download an object from a storage bucket.",
                 bucket=("string", "Bucket or container name."),
                 key=("string", "Object key or path."),
             ),
             tool(
                 "list_objects",
-                "List the objects in a {p} bucket.",
+                "List the objects in a bucket.",
                 bucket=("string", "Bucket name."),
                 prefix=("string", "Key prefix."),
             ),
@@ -219,11 +213,11 @@ DOMAINS: dict[str, Scenario] = {
             "Save product p-1 (Desk lamp, 39 euros) in the products table on {p}.",
             tool(
                 "put_item",
-                "Write one record to a {p} table, collection or index.",
+                "Write one record to a table, collection or index.",
                 table=("string", "Table, collection or index name."),
                 item=("object", "The record, with its id."),
             ),
-            tool("describe_table", "Show a {p} table's key and fields.", table=_LOOKUP_Q),
+            tool("describe_table", "Show a table's key and fields.", table=_LOOKUP_Q),
             {"table": "products", "item": {"id": "p-1", "name": "Desk lamp", "price": 39}},
         ),
         S(
@@ -231,11 +225,11 @@ DOMAINS: dict[str, Scenario] = {
             "How many orders were placed on 2026-12-04? Look it up in {p}.",
             tool(
                 "run_query",
-                "Run a read-only query on {p}.",
+                "Run a read-only query.",
                 dataset=("string", "Dataset, database or index."),
                 query=("string", "The query."),
             ),
-            tool("list_tables", "List the tables in a {p} dataset.", dataset=_LOOKUP_Q),
+            tool("list_tables", "List the tables in a dataset.", dataset=_LOOKUP_Q),
             {"dataset": "shop", "query": "SELECT COUNT(*) FROM orders WHERE day = '2026-12-04'"},
         ),
         S(
@@ -243,13 +237,13 @@ DOMAINS: dict[str, Scenario] = {
             "Deploy the grafana service (image grafana/grafana:11.1, 2 replicas) on {p}.",
             tool(
                 "deploy_service",
-                "Create or update a service on {p}.",
+                "Create or update a service.",
                 name=("string", "Service name."),
                 image=("string", "Container image."),
                 replicas=("integer", "How many instances."),
                 region=("string", "Region or cluster."),
             ),
-            tool("list_services", "List the services on {p}.", query=_LOOKUP_Q),
+            tool("list_services", "List the services.", query=_LOOKUP_Q),
             {
                 "name": "grafana",
                 "image": "grafana/grafana:11.1",
@@ -262,11 +256,11 @@ DOMAINS: dict[str, Scenario] = {
             "Publish the order.shipped event for order 58213 to the orders topic on {p}.",
             tool(
                 "publish_event",
-                "Publish a message to a {p} topic or queue.",
+                "Publish a message to a topic or queue.",
                 topic=("string", "Topic or queue name."),
                 payload=("object", "The message."),
             ),
-            tool("list_topics", "List the {p} topics and queues.", query=_LOOKUP_Q),
+            tool("list_topics", "List the topics and queues.", query=_LOOKUP_Q),
             {"topic": "orders", "payload": {"type": "order.shipped", "order_id": "58213"}},
         ),
         S(
@@ -274,11 +268,11 @@ DOMAINS: dict[str, Scenario] = {
             "Run the resize-images function on {p} for the upload batch b-77.",
             tool(
                 "invoke_function",
-                "Invoke a serverless function or workflow on {p}.",
+                "Invoke a serverless function or workflow.",
                 function_name=("string", "Function or workflow name."),
                 payload=("object", "Input."),
             ),
-            tool("list_functions", "List the {p} functions and workflows.", query=_LOOKUP_Q),
+            tool("list_functions", "List the functions and workflows.", query=_LOOKUP_Q),
             {"function_name": "resize-images", "payload": {"batch": "b-77"}},
         ),
         S(
@@ -286,11 +280,11 @@ DOMAINS: dict[str, Scenario] = {
             "Read the db-password secret from the prod vault on {p}, so the migration can run.",
             tool(
                 "get_secret",
-                "Read a secret's current value from {p}.",
+                "Read a secret's current value.",
                 vault=("string", "Vault or store name."),
                 name=("string", "Secret name."),
             ),
-            tool("list_secrets", "List the secret names in a {p} vault.", vault=_LOOKUP_Q),
+            tool("list_secrets", "List the secret names in a vault.", vault=_LOOKUP_Q),
             {"vault": "prod", "name": "db-password"},
         ),
         S(
@@ -298,11 +292,11 @@ DOMAINS: dict[str, Scenario] = {
             "Encrypt the string 'launch-code-7' with our app key on {p}.",
             tool(
                 "encrypt",
-                "Encrypt a short string with a {p} key.",
+                "Encrypt a short string with a key.",
                 key_id=("string", "Key id, ARN or alias."),
                 plaintext=("string", "Text to encrypt."),
             ),
-            tool("list_keys", "List the {p} keys and aliases.", query=_LOOKUP_Q),
+            tool("list_keys", "List the keys and aliases.", query=_LOOKUP_Q),
             {"key_id": "alias/app-key", "plaintext": "launch-code-7"},
         ),
         S(
@@ -310,11 +304,11 @@ DOMAINS: dict[str, Scenario] = {
             "Create a login on {p} for our new colleague dana@example.com.",
             tool(
                 "create_user",
-                "Create a user account on {p}.",
+                "Create a user account.",
                 email=("string", "The user's email."),
                 display_name=("string", "Name shown to others."),
             ),
-            tool("find_user", "Search {p} users.", query=_LOOKUP_Q),
+            tool("find_user", "Search users.", query=_LOOKUP_Q),
             {"email": "dana@example.com", "display_name": "Dana"},
         ),
         S(
@@ -322,12 +316,12 @@ DOMAINS: dict[str, Scenario] = {
             "Open an issue in acme/webapp on {p}: 'Login button misaligned on Safari'.",
             tool(
                 "create_issue",
-                "Open an issue in a {p} repository or project.",
+                "Open an issue in a repository or project.",
                 repo=("string", "owner/name."),
                 title=("string", "Issue title."),
                 body=("string", "Details."),
             ),
-            tool("search_repos", "Search {p} repositories.", query=_LOOKUP_Q),
+            tool("search_repos", "Search repositories.", query=_LOOKUP_Q),
             {
                 "repo": "acme/webapp",
                 "title": "Login button misaligned on Safari",
@@ -339,10 +333,10 @@ DOMAINS: dict[str, Scenario] = {
             "What is the latest released version of the requests-toolbelt package on {p}?",
             tool(
                 "get_package",
-                "Fetch a package's metadata from {p}.",
+                "Fetch a package's metadata.",
                 name=("string", "Package name."),
             ),
-            tool("search_packages", "Search {p} packages.", query=_LOOKUP_Q),
+            tool("search_packages", "Search packages.", query=_LOOKUP_Q),
             {"name": "requests-toolbelt"},
         ),
         S(
@@ -351,13 +345,13 @@ DOMAINS: dict[str, Scenario] = {
             "EU cards'.",
             tool(
                 "create_ticket",
-                "Create a ticket, task or item on {p}.",
+                "Create a ticket, task or item.",
                 project=("string", "Project, board or queue."),
                 subject=("string", "Title."),
                 description=("string", "Details."),
                 priority=("string", "low, medium, high or urgent."),
             ),
-            tool("list_projects", "List the {p} projects and boards.", query=_LOOKUP_Q),
+            tool("list_projects", "List the projects and boards.", query=_LOOKUP_Q),
             {
                 "project": "Support",
                 "subject": "Checkout fails for EU cards",
@@ -370,13 +364,13 @@ DOMAINS: dict[str, Scenario] = {
             "Publish a page 'Release notes 4.2' (slug release-notes-4-2) on our {p} site.",
             tool(
                 "create_page",
-                "Create a page or item on {p}.",
+                "Create a page or item.",
                 site=("string", "Site, workspace or collection."),
                 title=("string", "Title."),
                 slug=("string", "URL slug."),
                 content=("string", "Body text."),
             ),
-            tool("list_sites", "List the {p} sites and collections.", query=_LOOKUP_Q),
+            tool("list_sites", "List the sites and collections.", query=_LOOKUP_Q),
             {
                 "site": "acme-docs",
                 "title": "Release notes 4.2",
@@ -389,12 +383,12 @@ DOMAINS: dict[str, Scenario] = {
             "Add Dana Reyes (dana@example.com, Globex) as a new contact in {p}.",
             tool(
                 "create_contact",
-                "Create a contact or lead in {p}.",
+                "Create a contact or lead.",
                 name=("string", "Full name."),
                 email=("string", "Email."),
                 company=("string", "Company."),
             ),
-            tool("find_contact", "Search {p} contacts.", query=_LOOKUP_Q),
+            tool("find_contact", "Search contacts.", query=_LOOKUP_Q),
             {"name": "Dana Reyes", "email": "dana@example.com", "company": "Globex"},
         ),
         S(
@@ -402,11 +396,11 @@ DOMAINS: dict[str, Scenario] = {
             "Post 'We are hiring backend engineers' on our company page with {p}.",
             tool(
                 "publish_post",
-                "Publish a post on a {p} page.",
+                "Publish a post on a page.",
                 page_id=("string", "Page or organisation id."),
                 text=("string", "Post text."),
             ),
-            tool("list_pages", "List the {p} pages this account manages.", query=_LOOKUP_Q),
+            tool("list_pages", "List the pages this account manages.", query=_LOOKUP_Q),
             {"page_id": "acme", "text": "We are hiring backend engineers"},
         ),
         S(
@@ -414,12 +408,10 @@ DOMAINS: dict[str, Scenario] = {
             "Where is my order 58213 from the {p} store? My email is dana@example.com.",
             tool(
                 "get_order",
-                "Fetch an order and its shipping status from {p}.",
+                "Fetch an order and its shipping status.",
                 order_id=("string", "The order number."),
             ),
-            tool(
-                "list_orders", "List a customer's {p} orders by email.", email=("string", "Email.")
-            ),
+            tool("list_orders", "List a customer's orders by email.", email=("string", "Email.")),
             {"order_id": "58213"},
         ),
         S(
@@ -427,11 +419,11 @@ DOMAINS: dict[str, Scenario] = {
             "What was the p95 API latency over the last hour? Check {p}.",
             tool(
                 "query_metrics",
-                "Query metrics or logs on {p}.",
+                "Query metrics or logs.",
                 query=("string", "The query."),
                 minutes=("integer", "How far back to look."),
             ),
-            tool("list_metrics", "List the metric names on {p}.", query=_LOOKUP_Q),
+            tool("list_metrics", "List the metric names.", query=_LOOKUP_Q),
             {"query": "SELECT percentile(duration, 95) FROM Transaction", "minutes": 60},
         ),
         S(
@@ -439,11 +431,11 @@ DOMAINS: dict[str, Scenario] = {
             "Close alert 7731 on {p}: the disk was cleaned up.",
             tool(
                 "close_alert",
-                "Close an alert or incident on {p}.",
+                "Close an alert or incident.",
                 alert_id=("string", "Alert id."),
                 note=("string", "Why it is closed."),
             ),
-            tool("list_alerts", "List the open {p} alerts.", query=_LOOKUP_Q),
+            tool("list_alerts", "List the open alerts.", query=_LOOKUP_Q),
             {"alert_id": "7731", "note": "Disk cleaned up."},
         ),
         S(
@@ -451,12 +443,12 @@ DOMAINS: dict[str, Scenario] = {
             "Record a 'checkout_completed' event for user u-118 in {p}.",
             tool(
                 "track_event",
-                "Send an analytics event to {p}.",
+                "Send an analytics event.",
                 event=("string", "Event name."),
                 user_id=("string", "User id."),
                 properties=("object", "Event properties."),
             ),
-            tool("list_events", "List the event names {p} knows.", query=_LOOKUP_Q),
+            tool("list_events", "List the event names in use.", query=_LOOKUP_Q),
             {"event": "checkout_completed", "user_id": "u-118", "properties": {"total": 42.5}},
         ),
         S(
@@ -465,15 +457,13 @@ DOMAINS: dict[str, Scenario] = {
             "via {p}.",
             tool(
                 "send_transaction",
-                "Sign and send a transaction from the treasury wallet through {p}.",
+                "Sign and send a transaction from the treasury wallet.",
                 to=("string", "Recipient address."),
                 value_eth=("number", "Amount in ETH."),
                 nonce=("integer", "The wallet's transaction count."),
                 gas_price_gwei=("number", "Gas price in gwei."),
             ),
-            tool(
-                "get_account", "Show a wallet's balance and next nonce via {p}.", address=_LOOKUP_Q
-            ),
+            tool("get_account", "Show a wallet's balance and next nonce.", address=_LOOKUP_Q),
             {
                 "to": "0x8f3Cf7ad23Cd3CaDbD9735AFf958023239c6A063",
                 "value_eth": 0.05,
@@ -486,11 +476,11 @@ DOMAINS: dict[str, Scenario] = {
             "Ask the {p} service for the status of job 991 (method job.status).",
             tool(
                 "rpc_call",
-                "Call a {p} method.",
+                "Call a method.",
                 method=("string", "Method name."),
                 params=("object", "Named parameters."),
             ),
-            tool("list_methods", "List the methods the {p} service offers.", query=_LOOKUP_Q),
+            tool("list_methods", "List the methods the service offers.", query=_LOOKUP_Q),
             {"method": "job.status", "params": {"job_id": 991}},
         ),
         S(
@@ -498,10 +488,10 @@ DOMAINS: dict[str, Scenario] = {
             "Show me what is in notes/todo.md in my project ({p}).",
             tool(
                 "read_file",
-                "Read a text file through {p}.",
+                "Read a text file.",
                 path=("string", "Absolute or project-relative path."),
             ),
-            tool("list_directory", "List a directory through {p}.", path=("string", "Directory.")),
+            tool("list_directory", "List a directory.", path=("string", "Directory.")),
             {"path": "/home/user/project/notes/todo.md"},
         ),
         S(
@@ -509,11 +499,11 @@ DOMAINS: dict[str, Scenario] = {
             "Fetch https://example.com/changelog and tell me what changed in version 2.3 ({p}).",
             tool(
                 "fetch_url",
-                "Fetch a web page as text through {p}.",
+                "Fetch a web page as text.",
                 url=("string", "The URL."),
                 max_length=("integer", "Most characters to return."),
             ),
-            tool("web_search", "Search the web through {p}.", query=_LOOKUP_Q),
+            tool("web_search", "Search the web.", query=_LOOKUP_Q),
             {"url": "https://example.com/changelog", "max_length": 5000},
         ),
         S(
@@ -521,13 +511,13 @@ DOMAINS: dict[str, Scenario] = {
             "On the open sign-up page, click the Submit button ({p}).",
             tool(
                 "browser_click",
-                "Click an element of the current page through {p}.",
+                "Click an element of the current page.",
                 element=("string", "What the element is, in words."),
                 ref=("string", "The element's ref from the last page snapshot."),
             ),
             tool(
                 "browser_snapshot",
-                "Take a new snapshot of the current page ({p}).",
+                "Take a new snapshot of the current page.",
                 mode=("string", "full or visible."),
             ),
             {"element": "Submit button", "ref": "e30"},
@@ -537,12 +527,12 @@ DOMAINS: dict[str, Scenario] = {
             "Use the {p} API to create a record named 'Q3 report' for the finance team.",
             tool(
                 "api_request",
-                "Send a request to the {p} API.",
+                "Send a request to the API.",
                 method=("string", "HTTP method."),
                 path=("string", "Path under the API's base URL."),
                 body=("object", "JSON body."),
             ),
-            tool("api_docs", "Search the {p} API reference.", query=_LOOKUP_Q),
+            tool("api_docs", "Search the API reference.", query=_LOOKUP_Q),
             {
                 "method": "POST",
                 "path": "/v1/records",
@@ -776,7 +766,7 @@ FITS: dict[str, Fit] = {
         domain="deploy",
         tool=tool(
             "create_cluster",
-            "Create a compute cluster on {p}.",
+            "Create a compute cluster.",
             cluster_name=("string", "Name."),
             spark_version=("string", "Runtime version, like 15.4.x-scala2.12."),
             node_type=("string", "Instance type."),
@@ -817,11 +807,11 @@ FITS: dict[str, Fit] = {
         domain="storage",
         tool=tool(
             "create_bucket",
-            "Create a bucket on {p}.",
+            "Create a bucket.",
             name=("string", "Bucket name."),
             location=("string", "Location."),
         ),
-        task="Create a bucket named my-bucket in the EU on {p} for the reports.",
+        task="Create a bucket named my-bucket in the EU for the reports.",
     ),
     "c-algolia-400-record-too-big": Fit(
         {
@@ -848,12 +838,12 @@ FITS: dict[str, Fit] = {
         domain="files",
         tool=tool(
             "edit_file",
-            "Replace an exact piece of text in a file through {p}.",
+            "Replace an exact piece of text in a file.",
             path=("string", "File path."),
             old_text=("string", "Text to replace, exactly as in the file."),
             new_text=("string", "Replacement."),
         ),
-        task="In src/answer.js, change the answer constant from 41 to 42 ({p}).",
+        task="In src/answer.js, change the answer constant from 41 to 42.",
     ),
     "c-netlify-404-not-found": Fit({}, "name", lookup=True),
     "c-kms-400-not-found": Fit(
@@ -867,7 +857,7 @@ FITS: dict[str, Fit] = {
         domain="metrics",
         tool=tool(
             "get_metric_statistics",
-            "Read a metric's statistics from {p}.",
+            "Read a metric's statistics.",
             namespace=("string", "Metric namespace, like AWS/ApiGateway."),
             metric_name=("string", "Metric name."),
             statistic=("string", "Statistic."),
@@ -890,12 +880,12 @@ FITS: dict[str, Fit] = {
         domain="deploy",
         tool=tool(
             "update_dns_record",
-            "Change a DNS record on {p}.",
+            "Change a DNS record.",
             zone_id=("string", "Zone id."),
             record_id=("string", "DNS record id."),
             content=("string", "New value."),
         ),
-        task="Point the www record of our zone to 203.0.113.7 on {p}.",
+        task="Point the www record of our zone to 203.0.113.7.",
     ),
     "c-cosmos-404-not-found": Fit({}, "item", lookup=True),
     "d-mcp-playwright-stale-ref": Fit({}, "ref", lookup=True),
@@ -911,7 +901,7 @@ FITS: dict[str, Fit] = {
         domain="metrics",
         tool=tool(
             "get_dashboard",
-            "Read a dashboard's panels and their current values from {p}.",
+            "Read a dashboard's panels and their current values.",
             uid=("string", "Dashboard uid."),
         ),
     ),
