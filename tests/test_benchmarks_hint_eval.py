@@ -11,6 +11,7 @@ import pytest
 from ._bench import load_benchmark
 
 hint_eval = load_benchmark("hint_eval")
+hint_eval_scenarios = load_benchmark("hint_eval_scenarios")
 Case = hint_eval.Case
 SCENARIOS = hint_eval.SCENARIOS
 
@@ -92,7 +93,7 @@ def test_build_cases_meets_the_issue_counts() -> None:
     held-out set B only, and known-fix cases whose call carries the bad value."""
     cases = hint_eval.build_cases()
     in_sample = [c for c in cases if c.split == "in-sample"]
-    from_corpus = [c for c in in_sample if c.known_fix is None and c.error is None]
+    from_corpus = [c for c in in_sample if c.source == "providers"]
     assert len(from_corpus) >= 150
     assert {c.expected for c in from_corpus} == {
         "transient",
@@ -100,12 +101,151 @@ def test_build_cases_meets_the_issue_counts() -> None:
         "auth",
         "indeterminate",
     }
-    held_out = [c for c in cases if c.split == "held-out"]
+    held_out = [c for c in cases if c.split == "held-out" and c.source == "holdout_b"]
     assert held_out and all(c.id.startswith("hb-") for c in held_out)
     assert len({c.id for c in cases}) == len(cases)
     for case in cases:
         if case.known_fix is not None:
             assert case.the_call()[case.known_fix.arg] == case.known_fix.bad
+
+
+def test_the_fresh_held_out_sample_leaves_the_first_one_out() -> None:
+    """Set B's held-out cases are none of those the first run's sample used."""
+    set_b = hint_eval._corpus("holdout_b.json")
+    first = {e["id"] for e in hint_eval._sample(set_b, hint_eval.FIRST_HELD_OUT_PER_CLASS, 20)}
+    fresh = {c.id for c in hint_eval.build_cases(blind=None) if c.split == "held-out"}
+    assert fresh and not fresh & first
+
+
+def test_every_call_fits_its_tool() -> None:
+    """Each case's call names only its tool's parameters, and all the required ones."""
+    for case in hint_eval.build_cases(blind=None):
+        parameters = case.scenario.tool["function"]["parameters"]
+        assert set(case.the_call()) <= set(parameters["properties"]), case.id
+        assert set(parameters["required"]) <= set(case.the_call()), case.id
+        assert "{p}" not in json.dumps([case.scenario.task, case.scenario.tool]), case.id
+
+
+@pytest.mark.parametrize(
+    ("provider", "domain"),
+    [
+        ("OpenAI", "llm"),
+        ("NVIDIA NIM (build.nvidia.com / NIM API)", "llm"),
+        ("AWS SES", "email"),
+        ("AWS STS", "identity"),
+        ("Google Cloud Storage (XML API)", "storage"),
+        ("Google Cloud Pub/Sub", "events"),
+        ("MCP server: filesystem (modelcontextprotocol/servers reference)", "files"),
+        ("MCP server: GitHub official (github/github-mcp-server)", "code"),
+        ("Starknet JSON-RPC", "chain"),
+        ("JSON-RPC 2.0", "rpc"),
+        ("Dropbox", "storage"),
+        ("Processes Inc", "api"),  # "ses" inside a word is no match
+    ],
+)
+def test_domain_of(provider: str, domain: str) -> None:
+    """A provider's failures are asked in its domain's scenario; unknown ones in a generic API."""
+    assert hint_eval_scenarios.domain_of(provider) == domain
+
+
+def test_a_fit_puts_the_named_value_in_the_call() -> None:
+    """A fitted corpus case's call carries the value its body names, as its known fix."""
+    (case,) = [c for c in hint_eval.build_cases(blind=None) if c.id == "c-nim-404-model"]
+    assert case.scenario.tool_name == "generate_text"
+    assert case.the_call()["model"] == "meta/llama3-8b"
+    assert case.known_fix == hint_eval.KnownFix("model", "meta/llama3-8b", lookup=True)
+    assert "NVIDIA NIM" in case.scenario.task
+
+
+def _blind_file(tmp_path: Path) -> Path:
+    forecast = SCENARIOS["forecast"]
+    rows = [
+        {
+            "id": "b1",
+            "task": forecast.task,
+            "tool": forecast.tool,
+            "lookup": forecast.lookup["function"],  # the bare function part is accepted too
+            "call": {"city": "Lisbonn", "days": 3},
+            "failure": {"kind": "http", "status": 404, "headers": {}, "body": "city not found"},
+            "expected_class": "self_correctable",
+            "known_fix": {"arg": "city", "bad": "Lisbonn", "lookup": True},
+        },
+        {
+            "id": "b2",
+            "task": forecast.task,
+            "tool": forecast.tool,
+            "lookup": forecast.lookup,
+            "call": forecast.call,
+            "failure": {
+                "kind": "transport",
+                "exception": "httpx.ConnectTimeout",
+                "message": "timed out",
+            },
+            "expected_class": "transient",
+            "known_fix": None,
+        },
+        {
+            "id": "b3",
+            "task": forecast.task,
+            "tool": forecast.tool,
+            "lookup": forecast.lookup,
+            "call": forecast.call,
+            "failure": {"kind": "http", "status": 401, "headers": {}, "body": {"error": "no"}},
+            "expected_class": "auth",
+            "known_fix": None,
+        },
+    ]
+    path = tmp_path / "blind.json"
+    path.write_text(json.dumps({"system_prompts": {"framework_a": "A."}, "cases": rows}))
+    return path
+
+
+def test_blind_cases_are_read_with_their_own_scenarios(tmp_path: Path) -> None:
+    """A blind set's case brings its task, tools, call, failure, class and known fix."""
+    path = _blind_file(tmp_path)
+    fix, transport, auth = hint_eval.blind_cases(path)
+    assert fix.id == "blind-b1" and fix.split == "held-out" and fix.status == 404
+    assert fix.the_call() == {"city": "Lisbonn", "days": 3}
+    assert fix.scenario.lookup_name == "search_places"
+    assert fix.known_fix == hint_eval.KnownFix("city", "Lisbonn", lookup=True)
+    import httpx
+
+    assert isinstance(transport.error, httpx.ConnectTimeout)
+    assert hint_eval.outcome_of(transport).class_.value == "transient"
+    assert auth.body == '{"error": "no"}'  # a JSON body given as an object is sent as JSON
+    assert hint_eval.outcome_of(auth).class_.value == "auth"
+    assert hint_eval.blind_prompts(path) == {"framework_a": "A."}
+    assert [c.id for c in hint_eval.build_cases(blind=path)][-3:] == [
+        c.id for c in (fix, transport, auth)
+    ]
+
+
+def test_a_blind_case_that_cannot_be_read_says_why(tmp_path: Path) -> None:
+    """An unknown failure kind, class or exception is an error naming it, not a guess."""
+    path = _blind_file(tmp_path)
+    data = json.loads(path.read_text())
+    data["cases"][1]["failure"]["exception"] = "json.dumps"
+    path.write_text(json.dumps(data))
+    with pytest.raises(ValueError, match="json.dumps"):
+        hint_eval.blind_cases(path)
+    data["cases"][1]["failure"] = {"kind": "dns"}
+    path.write_text(json.dumps(data))
+    with pytest.raises(ValueError, match="dns"):
+        hint_eval.blind_cases(path)
+
+
+def test_transport_error_builds_the_client_exception() -> None:
+    """httpx exceptions get a request, the builtins and other modules' just the message."""
+    import socket
+
+    import httpx
+
+    error = hint_eval.transport_error("httpx.ReadTimeout", "slow")
+    assert isinstance(error, httpx.ReadTimeout) and str(error) == "slow"
+    assert isinstance(
+        hint_eval.transport_error("ConnectionResetError", "reset"), ConnectionResetError
+    )
+    assert isinstance(hint_eval.transport_error("socket.timeout", "t"), socket.timeout)
 
 
 class ScriptedModel:
