@@ -659,17 +659,45 @@ def renderings(case: Case) -> dict[str, str]:
 
 # --- scoring -----------------------------------------------------------------------------
 
-_JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
 # "// corrected" after a value: the model annotating its call, which it still means to make.
 _LINE_COMMENT = re.compile(r"[ \t]+//[^\n]*|(?<=,)//[^\n]*")
+_DECODER = json.JSONDecoder()
 
 
-def parse_calls(message: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    """The tool calls in an assistant message: native ``tool_calls``, or JSON in the text.
+def _decoded_call(value: Any) -> tuple[str, dict[str, Any]] | None:
+    """``{"name": …, "arguments": …}`` (or a ``tool_calls`` entry) as a call, else ``None``."""
+    if isinstance(value, dict) and isinstance(value.get("function"), dict):
+        value = value["function"]  # a tool_calls entry written out as text
+    if not (isinstance(value, dict) and isinstance(value.get("name"), str)):
+        return None
+    arguments = value.get("arguments", value.get("parameters", {}))
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except ValueError:
+            arguments = {}
+    return value["name"], arguments if isinstance(arguments, dict) else {}
 
-    A small model sometimes writes its call as text (``{"name": …, "arguments": …}``,
-    possibly in ``<tool_call>`` tags or doubled braces) instead of the native format; the
-    agent frameworks' parsers accept that too, so it counts as a call.
+
+def _object_at(text: str, start: int) -> Any:
+    """The JSON value starting at ``text[start]``; text after it is ignored."""
+    try:
+        return _DECODER.raw_decode(text, start)[0]
+    except ValueError:
+        return None
+
+
+def parse_calls(
+    message: dict[str, Any], tools: Iterable[str] = ()
+) -> list[tuple[str, dict[str, Any]]]:
+    """The tool calls in an assistant message: native ``tool_calls``, or a call in the text.
+
+    A small model sometimes writes its call as text instead of the native format: JSON
+    (``{"name": …, "arguments": …}``, in ``<tool_call>`` tags, a code fence or doubled
+    braces, with trailing text or stray braces after it), or, for one of ``tools``, the
+    call spelled ``name({…})``. Agent frameworks' parsers accept such calls too, so they
+    count; so does a call the model annotates with ``// comments``. The first call found
+    wins; prose, or JSON that is not a call, is none.
     """
     calls: list[tuple[str, dict[str, Any]]] = []
     for call in message.get("tool_calls") or []:
@@ -689,26 +717,22 @@ def parse_calls(message: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     if not isinstance(content, str):
         return calls
     content = _LINE_COMMENT.sub("", content)
-    match = _JSON_OBJECT.search(content)
-    while match:
-        text = match.group(0)
-        for candidate in (text, text[1:-1]):  # "{{…}}" as some chat templates print it
-            try:
-                value = json.loads(candidate)
-            except ValueError:
-                continue
-            if isinstance(value, dict) and isinstance(value.get("function"), dict):
-                value = value["function"]  # a tool_calls entry written out as text
-            if isinstance(value, dict) and isinstance(value.get("name"), str):
-                arguments = value.get("arguments", value.get("parameters", {}))
-                if isinstance(arguments, str):
-                    try:
-                        arguments = json.loads(arguments)
-                    except ValueError:
-                        arguments = {}
-                return [(value["name"], arguments if isinstance(arguments, dict) else {})]
-            break
-        match = _JSON_OBJECT.search(content, match.start() + 1)
+    names = tuple(tools)
+    for i, char in enumerate(content):
+        if char == "{":
+            found = _decoded_call(_object_at(content, i))
+        elif char == "(" and content[:i].rstrip().endswith(names) and names:
+            head = content[:i].rstrip()
+            name = next(n for n in names if head.endswith(n))
+            if head[: len(head) - len(name)][-1:].isidentifier():
+                continue  # "resend_email(" is not a call of "send_email"
+            rest = content[i + 1 :].lstrip()
+            arguments = _object_at(rest, 0) if rest.startswith("{") else None
+            found = (name, arguments) if isinstance(arguments, dict) else None
+        else:
+            continue
+        if found is not None:
+            return [found]
     return calls
 
 
@@ -844,9 +868,12 @@ def run(
     variants: Iterable[str] = VARIANTS,
     cache_path: Path | None = CACHE,
     *,
+    only: Callable[[Case, str], bool] = lambda case, variant: True,
     progress: Callable[[str], None] = lambda line: None,
 ) -> list[Decision]:
-    """Ask the model for every (prompt, case, variant); cached answers are reused."""
+    """Ask the model for every (prompt, case, variant) that ``only`` keeps; cached answers
+    are reused. A case's variants are asked one after another: they share the conversation
+    up to the tool result, which the server keeps evaluated."""
     cache = _load_cache(cache_path) if cache_path else {}
     sink = cache_path.open("a", encoding="utf-8") if cache_path else None
     decisions: list[Decision] = []
@@ -855,7 +882,8 @@ def run(
     # Prompt, then scenario, then case: consecutive requests share the longest prefix,
     # which the server keeps evaluated.
     ordered = sorted(cases, key=lambda c: (c.scenario.name, c.id))
-    total = len(ordered) * len(variants) * len(list(prompts))
+    prompts = list(prompts)
+    total = sum(only(c, v) for c in ordered for v in variants) * len(prompts)
     done = 0
     started = time.monotonic()
     try:
@@ -865,6 +893,8 @@ def run(
                 outcome = outcome_of(case)
                 scenario = case.scenario
                 for variant in variants:
+                    if not only(case, variant):
+                        continue
                     request = conversation(case, SYSTEM_PROMPTS[prompt], texts[variant])
                     key = _key(request)
                     if key not in cache:
@@ -875,7 +905,7 @@ def run(
                             sink.write(json.dumps({"key": key, "message": cache[key]}) + "\n")
                             sink.flush()
                     message = cache[key]
-                    calls = parse_calls(message)
+                    calls = parse_calls(message, (scenario.tool_name, scenario.lookup_name))
                     decisions.append(
                         Decision(
                             case=case.id,
@@ -1112,12 +1142,17 @@ def main(argv: list[str] | None = None) -> None:
     model = _lazy(local_model, args.model) if args.model.exists() else None
     decisions = []
     for prompt, chosen in plan.items():
-        for entry in chosen:
-            variant, _, split = entry.partition("@")
-            some = [c for c in cases if split in ("", c.split)]
-            decisions += run(
-                model, some, (prompt,), (variant,), progress=lambda s: print(s, file=sys.stderr)
-            )
+        specs = [entry.partition("@")[::2] for entry in chosen]
+        decisions += run(
+            model,
+            cases,
+            (prompt,),
+            tuple(dict.fromkeys(variant for variant, _ in specs)),
+            only=lambda case, variant, specs=specs: any(
+                variant == v and split in ("", case.split) for v, split in specs
+            ),
+            progress=lambda s: print(s, file=sys.stderr),
+        )
     table = summarise(decisions)
     meta = {
         "model": "Qwen2.5-Coder-1.5B-Instruct Q4_K_M (llama.cpp via xllamacpp, greedy)",

@@ -27,7 +27,7 @@ from agenterr._rules import (
     Rule,
 )
 from agenterr._taxonomy import Code, codes
-from agenterr._tool_result import DIRECTIVES
+from agenterr._tool_result import MODEL_TEXT
 
 SPEC = Path(__file__).resolve().parent.parent / "SPEC.md"
 _MARKED = re.compile(r"(<!-- table:([a-z-]+):start -->\n)(.*?)(<!-- table:\2:end -->)", re.S)
@@ -130,14 +130,12 @@ def general() -> str:
 
 
 def model_text() -> str:
-    """SPEC 6.8: the first and last lines of each code's model text, codes sharing lines merged."""
-    rows = ["| Codes | First line | Last line |", "| --- | --- | --- |"]
-    merged: dict[tuple[str, str], list[Code]] = {}
-    for code in (Code.RATE_LIMITED, Code.TIMEOUT, Code.UNAVAILABLE, *codes()):
-        if code in DIRECTIVES and code not in merged.get(DIRECTIVES[code], []):
-            merged.setdefault(DIRECTIVES[code], []).append(code)
-    for (first, last), members in merged.items():
-        rows.append(f"| {', '.join(_code(c) for c in members)} | `{first}` | `{last}` |")
+    """SPEC 6.8: each code's model-text lines, and whether the reason line is there."""
+    rows = ["| Code | First line | Last line | `Why:` line |", "| --- | --- | --- | --- |"]
+    for code in dict.fromkeys((Code.RATE_LIMITED, Code.TIMEOUT, Code.UNAVAILABLE, *codes())):
+        lines = MODEL_TEXT[code]
+        why = "yes" if lines.why else "no"
+        rows.append(f"| {_code(code)} | `{lines.first}` | `{lines.last}` | {why} |")
     return "\n".join(rows)
 
 

@@ -47,6 +47,39 @@ def test_parse_calls_reads_every_call_format(style: str) -> None:
     assert hint_eval.parse_calls(message) == [("create_invoice", INVOICE.call)]
 
 
+@pytest.mark.parametrize(
+    "content",
+    [
+        # Doubled braces around a call whose arguments hold an object, and a stray brace.
+        '{{"name": "create_invoice", "arguments": %s}}}' % json.dumps(INVOICE.call),
+        # A sentence, then the call; text after it.
+        'I will retry. {"name": "create_invoice", "arguments": %s} Done.' % json.dumps(INVOICE.call),
+        # The call spelled as a function call of one of the offered tools.
+        "create_invoice(%s)" % json.dumps(INVOICE.call),
+        "Calling create_invoice ( %s )." % json.dumps(INVOICE.call),
+    ],
+)
+def test_parse_calls_reads_calls_written_loosely(content: str) -> None:
+    """A call written as text counts however it is wrapped, if it names its arguments."""
+    message = {"role": "assistant", "content": content}
+    tools = ("create_invoice", "find_customer")
+    assert hint_eval.parse_calls(message, tools) == [("create_invoice", INVOICE.call)]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "recreate_invoice(%s)" % json.dumps(INVOICE.call),  # not an offered tool's name
+        "create_invoice with amount_cents 12000",  # no arguments object
+        "create_invoice([1, 2])",  # arguments that are not an object
+    ],
+)
+def test_parse_calls_does_not_guess(content: str) -> None:
+    """A function-call spelling counts only for an offered tool, with an arguments object."""
+    message = {"role": "assistant", "content": content}
+    assert hint_eval.parse_calls(message, ("create_invoice",)) == []
+
+
 def test_parse_calls_of_a_message_without_a_call() -> None:
     """Prose, or JSON that is not a call, is no call."""
     assert hint_eval.parse_calls({"role": "assistant", "content": "The API needs a new key."}) == []

@@ -93,7 +93,9 @@ def _check(vector: dict[str, Any]) -> None:
     # Compare as JSON values: what goes on the wire, not Python object identity.
     assert json.loads(outcome.to_json()) == vector["expect"]
     if "expect_model_text" in vector:  # SPEC 6.8
-        assert tool_result_text(outcome) == vector["expect_model_text"]
+        call = vector.get("model_text_call", {})
+        text = tool_result_text(outcome, tool=call.get("tool"), arguments=call.get("arguments"))
+        assert text == vector["expect_model_text"]
 
 
 # --- the file itself --------------------------------------------------------------------------
@@ -207,13 +209,19 @@ def test_model_text_vectors_cover_every_code() -> None:
     assert all(v["rule"] == "model-text" for v in pinned)
     texts = [v["expect_model_text"] for v in pinned]
     assert any("`````" in t for t in texts) and any("after waiting 1 second." in t for t in texts)
+    # 6.8.1: each kind of evidence, a listing of several names, and a cleaned tool name.
+    called = [v for v in pinned if "model_text_call" in v]
+    notes = " ".join(v["note"] for v in called)
+    for kind in ("value", "pointer", "loc", "name in prose", "envelope word", "three names"):
+        assert kind in notes, kind
 
 
 def test_vector_shape() -> None:
     for vector in VECTORS:
         allowed = {"id", "rule", "part", "note", "input", "expect", "expect_error"}
-        assert set(vector) <= allowed | {"expect_model_text"}, vector["id"]
+        assert set(vector) <= allowed | {"expect_model_text", "model_text_call"}, vector["id"]
         assert "expect_model_text" not in vector or "expect" in vector, vector["id"]
+        assert "model_text_call" not in vector or "expect_model_text" in vector, vector["id"]
         assert ("expect" in vector) != ("expect_error" in vector), vector["id"]
         assert ("expect_error" not in vector) or "wire" in vector["input"], vector["id"]
         if "expect" in vector:
