@@ -47,16 +47,20 @@ def test_parse_calls_reads_every_call_format(style: str) -> None:
     assert hint_eval.parse_calls(message) == [("create_invoice", INVOICE.call)]
 
 
+_ARGUMENTS = json.dumps(INVOICE.call)
+_NAMED_CALL = json.dumps({"name": "create_invoice", "arguments": INVOICE.call})
+
+
 @pytest.mark.parametrize(
     "content",
     [
         # Doubled braces around a call whose arguments hold an object, and a stray brace.
-        '{{"name": "create_invoice", "arguments": %s}}}' % json.dumps(INVOICE.call),
+        "{" + _NAMED_CALL + "}}",
         # A sentence, then the call; text after it.
-        'I will retry. {"name": "create_invoice", "arguments": %s} Done.' % json.dumps(INVOICE.call),
+        "I will retry. " + _NAMED_CALL + " Done.",
         # The call spelled as a function call of one of the offered tools.
-        "create_invoice(%s)" % json.dumps(INVOICE.call),
-        "Calling create_invoice ( %s )." % json.dumps(INVOICE.call),
+        "create_invoice(" + _ARGUMENTS + ")",
+        "Calling create_invoice ( " + _ARGUMENTS + " ).",
     ],
 )
 def test_parse_calls_reads_calls_written_loosely(content: str) -> None:
@@ -69,7 +73,7 @@ def test_parse_calls_reads_calls_written_loosely(content: str) -> None:
 @pytest.mark.parametrize(
     "content",
     [
-        "recreate_invoice(%s)" % json.dumps(INVOICE.call),  # not an offered tool's name
+        "recreate_invoice(" + _ARGUMENTS + ")",  # not an offered tool's name
         "create_invoice with amount_cents 12000",  # no arguments object
         "create_invoice([1, 2])",  # arguments that are not an object
     ],
@@ -259,7 +263,7 @@ def test_a_blind_case_that_cannot_be_read_says_why(tmp_path: Path) -> None:
     data = json.loads(path.read_text())
     data["cases"][1]["failure"]["exception"] = "json.dumps"
     path.write_text(json.dumps(data))
-    with pytest.raises(ValueError, match="json.dumps"):
+    with pytest.raises(ValueError, match=r"json\.dumps"):
         hint_eval.blind_cases(path)
     data["cases"][1]["failure"] = {"kind": "dns"}
     path.write_text(json.dumps(data))
