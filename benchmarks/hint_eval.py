@@ -20,7 +20,8 @@ are asked in one run:
 - ``raw_body``: status and body, the way most hand-written wrappers relay a failure;
 - ``hint``: the outcome's ``llm_hint`` alone, which is what every integration sent before
   issue 20;
-- ``model_text``: :func:`agenterr.tool_result_text`, what every integration sends now.
+- ``model_text``: :func:`agenterr.tool_result_text` given the tool's name and the call's
+  arguments, what every integration sends now (SPEC 6.8).
 
 Cases: a stratified sample of the in-sample corpus (``tests/corpus/providers_*.json``),
 transport exceptions, and hand-written self-correctable cases whose right fix is known, all
@@ -39,6 +40,7 @@ runs in CI.
 from __future__ import annotations
 
 import argparse
+import ast
 import dataclasses
 import hashlib
 import json
@@ -65,7 +67,7 @@ VARIANT_LABELS = {
     "raw_exc": "raw: str(exc)",
     "raw_body": "raw: status + body",
     "hint": "llm_hint alone (before)",
-    "model_text": "tool_result_text (now)",
+    "model_text": "tool_result_text, with the call (new)",
 }
 EXPECTED_MOVE = {
     "transient": "retry",
@@ -653,7 +655,11 @@ def renderings(case: Case) -> dict[str, str]:
         "raw_exc": _raw_exc(case),
         "raw_body": _raw_body(case),
         "hint": hint,
-        "model_text": tool_result_text(outcome) if outcome.failed else hint,
+        "model_text": (
+            tool_result_text(outcome, tool=case.scenario.tool_name, arguments=case.the_call())
+            if outcome.failed
+            else hint
+        ),
     }
 
 
@@ -687,6 +693,24 @@ def _object_at(text: str, start: int) -> Any:
         return None
 
 
+def _keywords(text: str, start: int) -> dict[str, Any] | None:
+    """``(k="v", n=1)`` at ``text[start]`` as its keyword arguments, if all are literals."""
+    end = text.find(")", start)
+    while end >= 0:
+        try:
+            tree = ast.parse("f" + text[start : end + 1], mode="eval").body
+        except SyntaxError:
+            end = text.find(")", end + 1)
+            continue
+        if not isinstance(tree, ast.Call) or tree.args or not tree.keywords:
+            return None
+        try:
+            return {k.arg: ast.literal_eval(k.value) for k in tree.keywords if k.arg}
+        except ValueError:
+            return None
+    return None
+
+
 def parse_calls(
     message: dict[str, Any], tools: Iterable[str] = ()
 ) -> list[tuple[str, dict[str, Any]]]:
@@ -695,8 +719,9 @@ def parse_calls(
     A small model sometimes writes its call as text instead of the native format: JSON
     (``{"name": …, "arguments": …}``, in ``<tool_call>`` tags, a code fence or doubled
     braces, with trailing text or stray braces after it), or, for one of ``tools``, the
-    call spelled ``name({…})``. Agent frameworks' parsers accept such calls too, so they
-    count; so does a call the model annotates with ``// comments``. The first call found
+    call spelled ``name({…})`` or ``name(key="value", …)`` with literal values. Agent
+    frameworks' parsers accept such calls too, so they count; so does a call the model
+    annotates with ``// comments``. The first call found
     wins; prose, or JSON that is not a call, is none.
     """
     calls: list[tuple[str, dict[str, Any]]] = []
@@ -727,7 +752,7 @@ def parse_calls(
             if head[: len(head) - len(name)][-1:].isidentifier():
                 continue  # "resend_email(" is not a call of "send_email"
             rest = content[i + 1 :].lstrip()
-            arguments = _object_at(rest, 0) if rest.startswith("{") else None
+            arguments = _object_at(rest, 0) if rest.startswith("{") else _keywords(content, i)
             found = (name, arguments) if isinstance(arguments, dict) else None
         else:
             continue
@@ -1099,6 +1124,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--split", choices=("in-sample", "held-out", "both"), default="both")
     parser.add_argument("--prompt", choices=(*SYSTEM_PROMPTS, "both"), default="both")
     parser.add_argument("--variants", default=",".join(VARIANTS))
+    parser.add_argument(
+        "--held-out",
+        choices=("blind", "set-b", "both"),
+        default="blind",
+        help="which held-out cases: the blind set (the default), set B's fresh sample, or both",
+    )
     parser.add_argument("--limit", type=int, default=0, help="first N cases only (a smoke run)")
     parser.add_argument("--classes", default="", help="only cases of these documented classes")
     parser.add_argument("--only-split-cases", default="", help="a comma-separated id prefix list")
@@ -1116,7 +1147,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, default=HERE / "hint_eval")
     args = parser.parse_args(argv)
 
-    cases = [c for c in build_cases() if args.split in ("both", c.split)]
+    held_out = {"blind": {"blind"}, "set-b": {"holdout_b"}, "both": {"blind", "holdout_b"}}
+    cases = [
+        c
+        for c in build_cases()
+        if args.split in ("both", c.split)
+        and (c.split != "held-out" or c.source in held_out[args.held_out])
+    ]
     if args.classes:
         cases = [c for c in cases if c.expected in args.classes.split(",")]
     if args.only_split_cases:

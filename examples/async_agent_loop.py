@@ -134,12 +134,12 @@ class ScriptedModel:
             ]
         if self.turn == 2:
             # It corrects only what the hints asked for: c1's named the bad argument, c3's
-            # said to look the real id up rather than guess another one. (c2's rate limit
+            # offered looking a valid id up rather than guessing another one. (c2's rate limit
             # never reached it: the loop retried that call on its own.)
             calls: list[ToolCall] = []
             if "unexpected argument 'town'" in seen["c1"]:
                 calls.append(ToolCall("c5", "get_weather", {"city": "Paris"}))
-            if "look the real value up" in seen["c3"]:
+            if "a tool that lists or finds one" in seen["c3"]:
                 calls.append(ToolCall("c6", "find_orders", {"customer": "ada"}))
             return calls
         if self.turn == 3:

@@ -5,7 +5,8 @@ Needs the extras httpx, openai-agents: pip install ".[httpx,openai-agents]" in a
 The SDK catches a tool's exception and sends the model what the tool's
 `failure_error_function` returns. With agenterr's, that is the hint:
 
-- a mistyped id (404): "look the real value up … and resend", so the model fixes the id;
+- a mistyped id (404): the text says the id does not exist and offers looking one up, so
+  the model fixes the id;
 - an expired token (401): "NOT a problem with your arguments — do not modify them", so the
   model stops and tells the user instead of inventing new arguments.
 

@@ -61,6 +61,10 @@ _NAMED_CALL = json.dumps({"name": "create_invoice", "arguments": INVOICE.call})
         # The call spelled as a function call of one of the offered tools.
         "create_invoice(" + _ARGUMENTS + ")",
         "Calling create_invoice ( " + _ARGUMENTS + " ).",
+        # Python's keyword spelling, literal values only.
+        "create_invoice("
+        + ", ".join(f"{k}={v!r}" for k, v in INVOICE.call.items())
+        + ") (retrying)",
     ],
 )
 def test_parse_calls_reads_calls_written_loosely(content: str) -> None:
@@ -76,6 +80,7 @@ def test_parse_calls_reads_calls_written_loosely(content: str) -> None:
         "recreate_invoice(" + _ARGUMENTS + ")",  # not an offered tool's name
         "create_invoice with amount_cents 12000",  # no arguments object
         "create_invoice([1, 2])",  # arguments that are not an object
+        "create_invoice(customer_id=lookup())",  # a keyword value that is not a literal
     ],
 )
 def test_parse_calls_does_not_guess(content: str) -> None:
@@ -338,9 +343,9 @@ def test_run_scores_a_scripted_model(tmp_path: Path) -> None:
     assert cell["addresses"] == [0, 1]
     assert cell["all"]["total"][1] == len(cases)
     report = hint_eval.markdown(table, {"model": "scripted", "date": "today", "decisions": 10})
-    assert "| tool_result_text (now) | class right |" in report
+    assert "| tool_result_text, with the call (new) | class right |" in report
     summary = hint_eval.readme_table(table)
-    assert "| in-sample | `assistant` | **tool_result_text (now)** |" in summary
+    assert "| in-sample | `assistant` | **tool_result_text, with the call (new)** |" in summary
     assert "| in-sample | `assistant` | raw: status + body |" in summary
 
 
@@ -372,4 +377,6 @@ def test_renderings_of_an_http_failure() -> None:
     assert texts["raw_exc"].startswith("Client error '400 Bad Request' for url")
     assert texts["raw_body"] == f"HTTP 400\n{case.body}"
     assert texts["hint"] == hint_eval.outcome_of(case).llm_hint
-    assert texts["model_text"] == tool_result_text(hint_eval.outcome_of(case))
+    assert texts["model_text"] == tool_result_text(
+        hint_eval.outcome_of(case), tool=case.scenario.tool_name, arguments=case.the_call()
+    )

@@ -27,6 +27,7 @@ from pydantic import TypeAdapter
 
 import agenterr
 from agenterr._hints import split_quote
+from agenterr._tool_result import MODEL_TEXT
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 
@@ -97,8 +98,8 @@ def test_async_agent_loop_branches_on_outcome() -> None:
     assert "expected parameters: city (required)" in c1
     (c3,) = (line for line in lines if line.startswith("    c3 "))
     assert c3.startswith("    c3 re-prompt the model with: 'FIX YOUR ARGUMENTS: a value you sent")
-    assert "Why: The API could not find" in c3
-    assert "look the real value up" in c3
+    assert "does not exist (HTTP 404)" in c3
+    assert "a tool that lists or finds one" in c3
     assert (
         "turn 2: model calls c5 get_weather{'city': 'Paris'}, c6 find_orders{'customer': 'ada'}"
         in lines
@@ -171,7 +172,7 @@ def test_tool_result_messages_content() -> None:
     }
     directives = {
         "self_correctable": "FIX YOUR ARGUMENTS:",
-        "transient_not_retried": "RETRY UNCHANGED:",
+        "transient_not_retried": "Call ",
         "auth": "CANNOT CONTINUE:",
     }
     for name, outcome in failures.items():
@@ -181,7 +182,8 @@ def test_tool_result_messages_content() -> None:
         assert text == agenterr.tool_result_text(outcome)
         assert text.splitlines()[0].startswith(directives[name])
         guidance, quote = split_quote(outcome.llm_hint)
-        assert f"\nWhy: {guidance}\n" in text
+        # The reason shows only for the codes whose text keeps it (SPEC 6.8).
+        assert (f"\nWhy: {guidance}\n" in text) is MODEL_TEXT[outcome.code].why
         assert quote in text
 
 

@@ -17,6 +17,7 @@ from pydantic import TypeAdapter
 import agenterr
 from agenterr import Outcome, tool_result_text
 from agenterr._hints import split_quote
+from agenterr._tool_result import MODEL_TEXT
 from agenterr.integrations.anthropic import tool_result_block
 
 
@@ -37,7 +38,7 @@ OUTCOMES: dict[str, Outcome[Any]] = {
 
 # The first words of a failure's text, per class (SPEC 6.8).
 DIRECTIVE = {
-    "transient": "RETRY UNCHANGED:",
+    "transient": "Call ",
     "self_correctable": "FIX YOUR ARGUMENTS:",
     "auth": "CANNOT CONTINUE:",
     "indeterminate": "CANNOT CONTINUE:",
@@ -50,7 +51,8 @@ def assert_failure_text(text: str, outcome: Outcome[Any]) -> None:
     assert text == tool_result_text(outcome)
     assert text.splitlines()[0].startswith(DIRECTIVE[outcome.code.class_.value])
     guidance, quote = split_quote(outcome.llm_hint)
-    assert f"\nWhy: {guidance}\n" in text
+    # The reason shows only for the codes whose text keeps it (SPEC 6.8).
+    assert (f"\nWhy: {guidance}\n" in text) is MODEL_TEXT[outcome.code].why
     assert quote in text
 
 
@@ -130,3 +132,14 @@ def test_messages_client_sends_the_block() -> None:
     assert body["messages"][-1] == {"role": "user", "content": [block]}
     assert body["messages"][-1]["content"][0]["is_error"] is True
     assert_failure_text(body["messages"][-1]["content"][0]["content"], failed)
+
+
+def test_the_call_is_named_when_given() -> None:
+    """The block's ``name`` and ``input`` make the text name the tool and the argument."""
+    outcome = agenterr.from_status(422, '{"error": "quantity must be at least 1"}')
+    arguments = {"sku": "A-1", "quantity": 0}
+    block = tool_result_block(outcome, "toolu_1", tool="add_item", arguments=arguments)
+    assert block["content"] == tool_result_text(outcome, tool="add_item", arguments=arguments)
+    assert block["content"].startswith("FIX YOUR ARGUMENTS: the API rejected `quantity` (0)")
+    assert "`add_item`" in block["content"]
+    assert block["is_error"] is True

@@ -40,6 +40,7 @@ from agenterr import (
     tool_result_text,
 )
 from agenterr._hints import split_quote
+from agenterr._tool_result import MODEL_TEXT
 from agenterr.integrations import langchain as lc
 from agenterr.integrations.langchain import (
     AgentToolException,
@@ -62,7 +63,7 @@ FAILURES = {
 }
 # The first words of a failure's text, per class (SPEC 6.8).
 DIRECTIVE = {
-    Class.TRANSIENT: "RETRY UNCHANGED:",
+    Class.TRANSIENT: "Call ",
     Class.SELF_CORRECTABLE: "FIX YOUR ARGUMENTS:",
     Class.AUTH: "CANNOT CONTINUE:",
     Class.INDETERMINATE: "CANNOT CONTINUE:",
@@ -77,7 +78,8 @@ def assert_model_text(text: object, outcome: Outcome[Any]) -> None:
     assert text == tool_result_text(outcome)
     assert text.splitlines()[0].startswith(DIRECTIVE[outcome.class_])
     guidance, quote = split_quote(outcome.llm_hint)
-    assert f"\nWhy: {guidance}\n" in text
+    # The reason shows only for the codes whose text keeps it (SPEC 6.8).
+    assert (f"\nWhy: {guidance}\n" in text) is MODEL_TEXT[outcome.code].why
     assert quote in text
 
 
@@ -282,11 +284,26 @@ def test_handle_validation_error_lists_the_problems() -> None:
 def test_tool_message_for_a_failure(class_: Class) -> None:
     """A failure is an error ToolMessage whose content is the model text."""
     outcome = FAILURES[class_]
+    assert_model_text(tool_message(outcome, "call-7").content, outcome)
     message = tool_message(outcome, "call-7", name="get_order")
     assert message.status == "error"
-    assert_model_text(message.content, outcome)
+    # The tool's name is also the one the text names (SPEC 6.8.1).
+    assert message.content == tool_result_text(outcome, tool="get_order")
     assert message.tool_call_id == "call-7"
     assert message.name == "get_order"
+
+
+def test_tool_message_and_tool_exception_name_the_rejected_argument() -> None:
+    """Given the call's arguments, the text names the one the API's response points at."""
+    outcome = agenterr.from_status(422, '{"error": "quantity must be at least 1"}')
+    arguments = {"sku": "A-1", "quantity": 0}
+    expected = tool_result_text(outcome, tool="add_item", arguments=arguments)
+    assert "`quantity`" in expected.splitlines()[0]
+    message = tool_message(outcome, "call-8", name="add_item", arguments=arguments)
+    assert message.content == expected
+    error = tool_exception(outcome, tool="add_item", arguments=arguments)
+    assert error.args == (expected,)
+    assert handle_tool_error(error) == expected
 
 
 @pytest.mark.parametrize(
@@ -596,7 +613,7 @@ def test_transient_hint_reaches_the_model_once_retries_run_out() -> None:
     assert hits == ["o-1", "o-1"]
     assert message.status == "error"
     assert_model_text(message.content, agenterr.from_error(httpx.ReadTimeout("slow")))
-    assert "Retry the identical call" in str(message.content)
+    assert "your arguments were fine" in str(message.content)
 
 
 # --- end to end: a fake chat model drives the tool -------------------------------------

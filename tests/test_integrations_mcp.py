@@ -30,6 +30,7 @@ import agenterr
 from agenterr import Code, Outcome, classified_tool, from_envelope, tool_result_text
 from agenterr._hints import split_quote
 from agenterr._quote import snippet
+from agenterr._tool_result import MODEL_TEXT
 from agenterr.integrations import mcp as agenterr_mcp
 from agenterr.integrations.mcp import for_mcp, from_call_tool_result, to_call_tool_result
 
@@ -101,7 +102,7 @@ def texts(result: CallToolResult) -> list[str]:
 
 # The first words of a failure's text, per class (SPEC 6.8).
 DIRECTIVE = {
-    "transient": "RETRY UNCHANGED:",
+    "transient": "Call ",
     "self_correctable": "FIX YOUR ARGUMENTS:",
     "auth": "CANNOT CONTINUE:",
     "indeterminate": "CANNOT CONTINUE:",
@@ -116,7 +117,8 @@ def assert_model_text(result: CallToolResult, outcome: Outcome[Any]) -> None:
     assert text == tool_result_text(outcome)
     assert text.splitlines()[0].startswith(DIRECTIVE[outcome.code.class_.value])
     guidance, quote = split_quote(outcome.llm_hint)
-    assert f"\nWhy: {guidance}\n" in text
+    # The reason shows only for the codes whose text keeps it (SPEC 6.8).
+    assert (f"\nWhy: {guidance}\n" in text) is MODEL_TEXT[outcome.code].why
     assert quote in text
 
 
@@ -696,3 +698,14 @@ def test_example_server_and_client() -> None:
     ]
     assert missing[4].startswith(f"  hint: {INVALID} The API said: Error executing tool get_order")
     assert "order_id Field required" in missing[4]
+
+
+def test_the_call_is_named_when_given() -> None:
+    """``tool`` and ``arguments`` make the text name the tool and the rejected argument."""
+    outcome = agenterr.from_status(422, '{"error": "quantity must be at least 1"}')
+    arguments = {"sku": "A-1", "quantity": 0}
+    result = to_call_tool_result(outcome, tool="add_item", arguments=arguments)
+    (text,) = texts(result)
+    assert text == tool_result_text(outcome, tool="add_item", arguments=arguments)
+    assert text.startswith("FIX YOUR ARGUMENTS: the API rejected `quantity` (0)")
+    assert "`add_item`" in text

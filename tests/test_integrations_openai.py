@@ -26,6 +26,7 @@ from pydantic import BaseModel, TypeAdapter
 import agenterr
 from agenterr import Code, Outcome
 from agenterr._hints import split_quote
+from agenterr._tool_result import MODEL_TEXT
 from agenterr.integrations.openai import (
     chat_tool_message,
     function_call_output,
@@ -60,7 +61,7 @@ def assert_typed_dict(tp: Any, value: dict[str, Any]) -> None:
 
 # The first words of a failure's text, per class (SPEC 6.8).
 DIRECTIVE = {
-    "transient": "RETRY UNCHANGED:",
+    "transient": "Call ",
     "self_correctable": "FIX YOUR ARGUMENTS:",
     "auth": "CANNOT CONTINUE:",
     "indeterminate": "CANNOT CONTINUE:",
@@ -73,7 +74,8 @@ def assert_failure_text(text: str, outcome: Outcome[Any]) -> None:
     assert text == agenterr.tool_result_text(outcome)
     assert text.splitlines()[0].startswith(DIRECTIVE[outcome.code.class_.value])
     guidance, quote = split_quote(outcome.llm_hint)
-    assert f"\nWhy: {guidance}\n" in text
+    # The reason shows only for the codes whose text keeps it (SPEC 6.8).
+    assert (f"\nWhy: {guidance}\n" in text) is MODEL_TEXT[outcome.code].why
     assert quote in text
     assert text != outcome.llm_hint
 
@@ -98,7 +100,7 @@ def test_failure_without_a_hint_gets_the_codes_standard_hint() -> None:
     text = tool_result_text(outcome)
     assert text == tool_result_text(Outcome.failure("RATE_LIMITED", status=429))
     assert text.startswith(DIRECTIVE["transient"])
-    assert f"Why: {Outcome.failure('RATE_LIMITED', status=429).llm_hint}" in text.splitlines()
+    assert "the API is rate-limiting calls" in text.splitlines()[0]
     assert "(HTTP 429)" in text
 
 
@@ -329,3 +331,16 @@ def test_tool_result_messages_example_uses_the_builders() -> None:
         assert block["tool_use_id"] == "toolu_01A2B3"
         assert block["content"] == tool_result_text(outcome)
         assert block.get("is_error", False) is outcome.failed
+
+
+@pytest.mark.parametrize("build", [chat_tool_message, function_call_output])
+def test_the_call_is_named_when_given(build: Any) -> None:
+    """``tool`` and ``arguments`` make the text name the tool and the rejected argument."""
+    outcome = agenterr.from_status(422, '{"error": "quantity must be at least 1"}')
+    arguments = {"sku": "A-1", "quantity": 0}
+    item = build(outcome, "call_1", tool="add_item", arguments=arguments)
+    (text,) = (v for k, v in item.items() if k in ("content", "output"))
+    assert text == tool_result_text(outcome, tool="add_item", arguments=arguments)
+    assert text.startswith("FIX YOUR ARGUMENTS: the API rejected `quantity` (0)")
+    assert "`add_item`" in text
+    assert build(outcome, "call_1") == build(outcome, "call_1", tool=None, arguments=None)

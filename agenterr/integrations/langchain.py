@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, NoReturn, overload
 
 from .. import Class, Outcome, schema_invalid
@@ -96,9 +96,15 @@ class AgentToolException(ToolException, AgentToolError):
     gives the model the same text as every integration.
     """
 
-    def __init__(self, outcome: Outcome[Any]) -> None:
+    def __init__(
+        self,
+        outcome: Outcome[Any],
+        *,
+        tool: str | None = None,
+        arguments: Mapping[str, Any] | None = None,
+    ) -> None:
         super().__init__(outcome)
-        self.args = (tool_result_text(outcome),)
+        self.args = (tool_result_text(outcome, tool=tool, arguments=arguments),)
 
 
 class TransientToolException(AgentToolException, TransientToolError):
@@ -125,11 +131,19 @@ _BY_CLASS: dict[Class, type[AgentToolException]] = {
 }
 
 
-def tool_exception(outcome: Outcome[Any]) -> AgentToolException:
-    """The ``ToolException`` subclass for a failed outcome (``ValueError`` for an ok one)."""
+def tool_exception(
+    outcome: Outcome[Any],
+    *,
+    tool: str | None = None,
+    arguments: Mapping[str, Any] | None = None,
+) -> AgentToolException:
+    """The ``ToolException`` subclass for a failed outcome (``ValueError`` for an ok one).
+
+    Its text names ``tool`` and the argument the API objected to, when they are given.
+    """
     if outcome.code is None:
         raise ValueError("tool_exception needs a failed Outcome")
-    return _BY_CLASS[outcome.code.class_](outcome)
+    return _BY_CLASS[outcome.code.class_](outcome, tool=tool, arguments=arguments)
 
 
 def handle_tool_error(error: ToolException) -> str:
@@ -139,6 +153,8 @@ def handle_tool_error(error: ToolException) -> str:
     module docstring for why). A ``ToolException`` that agenterr did not raise is answered
     as LangChain's ``handle_tool_error=True`` answers it: its message.
     """
+    if isinstance(error, AgentToolException):
+        return str(error.args[0])  # the text it was raised with, naming the call
     if isinstance(error, AgentToolError):
         return tool_result_text(error.outcome)
     return str(error.args[0]) if error.args else "Tool execution error"
@@ -155,19 +171,23 @@ def handle_validation_error(error: Exception) -> str:
 
 
 def tool_message(
-    outcome: Outcome[Any], tool_call_id: str, *, name: str | None = None
+    outcome: Outcome[Any],
+    tool_call_id: str,
+    *,
+    name: str | None = None,
+    arguments: Mapping[str, Any] | None = None,
 ) -> ToolMessage:
     """The ``ToolMessage`` answering tool call ``tool_call_id`` with this outcome.
 
     A failure is ``status="error"``, a success ``status="success"``; the content is
     :func:`agenterr.tool_result_text`, as every integration sends it: the value (a string
     as it is, anything else as JSON), or the directive, the hint's reason and the quoted API
-    text.
+    text. ``name`` (the tool's) and the call's ``arguments`` let a failure's text name
+    them.
     """
     status = "error" if outcome.failed else "success"
-    return ToolMessage(
-        content=tool_result_text(outcome), tool_call_id=tool_call_id, name=name, status=status
-    )
+    content = tool_result_text(outcome, tool=name, arguments=arguments)
+    return ToolMessage(content=content, tool_call_id=tool_call_id, name=name, status=status)
 
 
 def _settle(result: Any) -> Any:

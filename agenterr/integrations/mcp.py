@@ -60,7 +60,12 @@ P = ParamSpec("P")
 T = TypeVar("T")
 
 
-def to_call_tool_result(outcome: Outcome[Any]) -> CallToolResult:
+def to_call_tool_result(
+    outcome: Outcome[Any],
+    *,
+    tool: str | None = None,
+    arguments: Mapping[str, Any] | None = None,
+) -> CallToolResult:
     """The ``CallToolResult`` for an outcome.
 
     A failure: ``is_error`` set, the model text as the one text block (what the model
@@ -68,9 +73,11 @@ def to_call_tool_result(outcome: Outcome[Any]) -> CallToolResult:
     ``structured_content`` (what :func:`from_call_tool_result` reads back). A success: the
     value as text (a string as it is, anything else as JSON) and, when it is a dict, also as
     ``structured_content``. The text is :func:`agenterr.tool_result_text`, as every
-    integration sends it.
+    integration sends it; given the call's ``tool`` name and ``arguments``, a failure's
+    text names them.
     """
-    wire: dict[str, Any] = {"content": [{"type": "text", "text": tool_result_text(outcome)}]}
+    text = tool_result_text(outcome, tool=tool, arguments=arguments)
+    wire: dict[str, Any] = {"content": [{"type": "text", "text": text}]}
     if outcome.failed:
         wire["structuredContent"] = outcome.to_dict()
         wire["isError"] = True
