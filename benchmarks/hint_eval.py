@@ -1073,7 +1073,11 @@ def _write_readme(table: dict[str, Any], readme: Path) -> None:
 
 def chart(table: dict[str, Any], path: Path) -> None:
     """A grouped bar chart: per split and prompt, per expected move, each variant's rate."""
-    import matplotlib
+    try:
+        import matplotlib
+    except ImportError:  # the table and report are written already; say what is missing
+        print(f"no chart: {path} needs matplotlib (setup_model.py installs it)", file=sys.stderr)
+        return
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

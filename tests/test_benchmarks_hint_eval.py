@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -380,3 +381,15 @@ def test_renderings_of_an_http_failure() -> None:
     assert texts["model_text"] == tool_result_text(
         hint_eval.outcome_of(case), tool=case.scenario.tool_name, arguments=case.the_call()
     )
+
+
+def test_chart_without_matplotlib_says_so(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The report and table are written before the chart, so a missing matplotlib costs only
+    the PNG, with a line saying what to install."""
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    target = tmp_path / "hint_eval.png"
+    hint_eval.chart({}, target)
+    assert not target.exists()
+    assert "needs matplotlib" in capsys.readouterr().err
