@@ -9,8 +9,10 @@ fails if an integration imports anything private from elsewhere.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeAlias
 
 from ._classify import from_response, schema_invalid
@@ -33,15 +35,19 @@ from .errors import AgentToolError, error_for
 
 __all__ = [
     "ErrorRule",
+    "Failed",
     "FailureObserver",
     "RedactedCause",
     "Wrapper",
+    "adapt_tool",
+    "call_arguments",
     "exception_outcome",
     "failure_outcome",
     "logged",
     "redacted_cause",
     "report_error",
     "result_outcome",
+    "tool_name",
     "validation_problems",
     "wrap_tool",
 ]
@@ -106,6 +112,88 @@ def result_outcome(value: object) -> Outcome[Any] | None:
         outcome = from_response(value)
         return outcome if outcome.failed else None
     return None
+
+
+_PLAIN = (str, int, float, bool, type(None), list, tuple, dict)
+"""What a model could have written as an argument: anything else bound to a parameter (a
+``self``, a framework's context object) is the runtime's, not the call's."""
+
+
+def call_arguments(
+    fn: Callable[..., Any], args: tuple[Any, ...], kwargs: Mapping[str, Any]
+) -> dict[str, Any] | None:
+    """The arguments of one call of ``fn`` by parameter name, for the failure text to name
+    the one the API objected to; ``None`` when they do not bind (the text then names none).
+
+    Only plain data is kept: a bound ``self`` or a framework's context is not something the
+    model sent. ``**kwargs`` are spread out under their own names; ``*args`` are left out
+    (no name the API could point at). Never raises.
+    """
+    try:
+        bound = inspect.signature(fn).bind_partial(*args, **kwargs)
+    except (TypeError, ValueError):
+        return None
+    named: dict[str, Any] = {}
+    for name, value in bound.arguments.items():
+        kind = bound.signature.parameters[name].kind
+        if kind is inspect.Parameter.VAR_POSITIONAL:
+            continue
+        if kind is inspect.Parameter.VAR_KEYWORD:
+            named.update((k, v) for k, v in value.items() if isinstance(v, _PLAIN))
+        elif isinstance(value, _PLAIN):
+            named[name] = value
+    return named
+
+
+def tool_name(fn: Callable[..., Any]) -> str | None:
+    """The name a framework gives a tool built from ``fn`` by default: its ``__name__``."""
+    name = getattr(fn, "__name__", None)
+    return name if isinstance(name, str) else None
+
+
+Failed: TypeAlias = Callable[[Outcome[Any], "BaseException | None", "dict[str, Any] | None"], Any]
+"""What an adapter does with a failure: ``(outcome, cause, arguments) -> result`` (or raise)."""
+
+
+def adapt_tool(fn: Callable[..., Any], failed: Failed) -> Callable[..., Any]:
+    """``fn`` (sync or async) answering its failures with ``failed``, same signature.
+
+    A failure is a raised :class:`~agenterr.AgentToolError` (the cause is the error) or a
+    returned failed Outcome (the cause is its error); ``failed`` gets the outcome, the
+    cause and the call's :func:`call_arguments`, and what it returns is the call's result.
+    An ok Outcome gives its value; anything else is returned as it is.
+    ``functools.wraps`` keeps the name, docstring, annotations and signature, so a
+    framework builds the same schema as from ``fn``.
+    """
+
+    def settle(result: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        if not isinstance(result, Outcome):
+            return result
+        if result.ok:
+            return result.value
+        return failed(result, result.error, call_arguments(fn, args, kwargs))
+
+    if inspect.iscoroutinefunction(fn):
+
+        @functools.wraps(fn)
+        async def run_async(*args: Any, **kwargs: Any) -> Any:
+            try:
+                result = await fn(*args, **kwargs)
+            except AgentToolError as exc:
+                return failed(exc.outcome, exc, call_arguments(fn, args, kwargs))
+            return settle(result, args, kwargs)
+
+        return run_async
+
+    @functools.wraps(fn)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            result = fn(*args, **kwargs)
+        except AgentToolError as exc:
+            return failed(exc.outcome, exc, call_arguments(fn, args, kwargs))
+        return settle(result, args, kwargs)
+
+    return run
 
 
 def wrap_tool(fn: Any, call: Wrapper, call_async: Wrapper, *, adapter: str) -> Any:

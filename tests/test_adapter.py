@@ -71,3 +71,68 @@ def test_the_parser_sees_relative_and_absolute_imports() -> None:
     probe = INTEGRATIONS / "openai_agents.py"
     modules = {module for module, _, _ in _imports(probe)}
     assert SEAM in modules and "agenterr" in modules
+
+
+# --- call_arguments: what the failure text may name ------------------------------------
+
+
+class _Context:
+    """Stands in for a framework's context object (not something the model sent)."""
+
+
+def _tool(ctx: object, order_id: str, limit: int = 10, *rest: object, **extra: object) -> None:
+    """A tool with every kind of parameter."""
+
+
+def test_call_arguments_keep_the_models_values_by_name() -> None:
+    """Positional and keyword values by parameter name; defaults not sent are left out."""
+    assert adapter.call_arguments(_tool, (_Context(), "o-1"), {}) == {"order_id": "o-1"}
+    assert adapter.call_arguments(_tool, (None,), {"order_id": "o-2", "limit": 3}) == {
+        "ctx": None,
+        "order_id": "o-2",
+        "limit": 3,
+    }
+
+
+def test_call_arguments_drop_what_the_model_did_not_write() -> None:
+    """A context object, ``*args`` and non-data ``**kwargs`` values are not the call's."""
+    got = adapter.call_arguments(
+        _tool, (_Context(), "o-1", 5, "spare"), {"tag": ["a"], "hook": _Context()}
+    )
+    assert got == {"order_id": "o-1", "limit": 5, "tag": ["a"]}
+
+
+def test_call_arguments_of_a_bound_method_leave_out_self() -> None:
+    class Orders:
+        def get(self, order_id: str) -> None:
+            """Get."""
+
+    assert adapter.call_arguments(Orders().get, ("o-1",), {}) == {"order_id": "o-1"}
+
+
+@pytest.mark.parametrize(
+    ("fn", "args", "kwargs"),
+    [
+        (_tool, (), {"limit": 1}),  # order_id missing: a partial binding is kept
+        (lambda order_id: None, ("a", "b"), {}),  # too many
+        (lambda order_id: None, (), {"order_id": 1, "other": 2}),  # unexpected keyword
+        (len, ("a",), {}),  # a builtin may have no signature; this one has
+        (object(), (), {}),  # not callable
+    ],
+)
+def test_call_arguments_never_raise(
+    fn: object, args: tuple[object, ...], kwargs: dict[str, object]
+) -> None:
+    """Arguments that do not bind give ``None`` or what did bind; nothing raises."""
+    got = adapter.call_arguments(fn, args, kwargs)  # type: ignore[arg-type]
+    assert got is None or isinstance(got, dict)
+
+
+def test_call_arguments_that_do_not_bind_are_none() -> None:
+    assert adapter.call_arguments(lambda order_id: None, ("a", "b"), {}) is None
+    assert adapter.call_arguments(object(), (), {}) is None  # type: ignore[arg-type]
+
+
+def test_tool_name_is_the_functions_name() -> None:
+    assert adapter.tool_name(_tool) == "_tool"
+    assert adapter.tool_name(object()) is None  # type: ignore[arg-type]

@@ -70,12 +70,18 @@ DIRECTIVE = {
 }
 
 
-def assert_model_text(text: object, outcome: Outcome[Any]) -> None:
+def assert_model_text(
+    text: object,
+    outcome: Outcome[Any],
+    *,
+    tool: str | None = None,
+    arguments: dict[str, Any] | None = None,
+) -> None:
     """``text`` is the model text of the failed ``outcome``: its directive first, then the
     hint's reason and the API's quoted words."""
     assert outcome.class_ is not None
     assert isinstance(text, str)
-    assert text == tool_result_text(outcome)
+    assert text == tool_result_text(outcome, tool=tool, arguments=arguments)
     assert text.splitlines()[0].startswith(DIRECTIVE[outcome.class_])
     guidance, quote = split_quote(outcome.llm_hint)
     # The reason shows only for the codes whose text keeps it (SPEC 6.8).
@@ -356,7 +362,10 @@ def test_failure_is_an_error_tool_message_with_the_hint(fn: Any, mode: Any, orde
     """Each class of failure comes back from tool.invoke(ToolCall) as its model text."""
     message = invoke(langchain_tool(mode(fn)), call(order_id, "call-9"))
     assert message.status == "error"
-    assert_model_text(message.content, expected(order_id))
+    arguments = {"order_id": order_id}
+    assert_model_text(message.content, expected(order_id), tool=fn.__name__, arguments=arguments)
+    if order_id == "o-404":  # the text names the argument the API's words point at
+        assert f'`order_id` ("{order_id}") you sent does not exist' in str(message.content)
     assert message.tool_call_id == "call-9"
     assert message.name == fn.__name__
 
@@ -437,14 +446,20 @@ def test_decorator_forms() -> None:
     @classified_tool(raises=True)
     def with_options(order_id: str) -> str:
         """With options."""
+        if order_id == "down":
+            raise httpx.ConnectError("refused")
         return order_id
 
     assert isinstance(bare, StructuredTool) and isinstance(with_options, StructuredTool)
+    refused = agenterr.from_error(httpx.ConnectError("refused"))
     message = invoke(bare, {**call("x"), "name": "bare"})
     assert message.status == "error"
-    assert_model_text(message.content, agenterr.from_error(httpx.ConnectError("refused")))
+    assert_model_text(message.content, refused, tool="bare", arguments={"order_id": "x"})
     assert with_options.name == "named"
     assert with_options.invoke({"order_id": "o-7"}) == "o-7"
+    # The text names the tool as the model knows it: by the name it was given.
+    message = invoke(with_options, {**call("down"), "name": "named"})
+    assert_model_text(message.content, refused, tool="named", arguments={"order_id": "down"})
 
 
 def test_other_exceptions_pass_through() -> None:
@@ -555,7 +570,11 @@ def test_agenterrs_own_tool_exception_is_still_classified(mode: Any) -> None:
     if mode is classified_tool:
         assert tool("o-1") == FAILURES[Class.SELF_CORRECTABLE]
     message = invoke(langchain_tool(tool), {**call("o-1"), "name": "direct"})
-    assert_model_text(message.content, FAILURES[Class.SELF_CORRECTABLE])
+    if mode is classified_tool:  # the Outcome it became is raised anew, naming the call
+        named = {"tool": "direct", "arguments": {"order_id": "o-1"}}
+        assert_model_text(message.content, FAILURES[Class.SELF_CORRECTABLE], **named)
+    else:  # the very exception the body raised, built without the call
+        assert_model_text(message.content, FAILURES[Class.SELF_CORRECTABLE])
 
 
 # --- transient failures ----------------------------------------------------------------
@@ -612,7 +631,12 @@ def test_transient_hint_reaches_the_model_once_retries_run_out() -> None:
     message = invoke(langchain_tool(_retrying(down, 2)), {**call("o-1"), "name": "down"})
     assert hits == ["o-1", "o-1"]
     assert message.status == "error"
-    assert_model_text(message.content, agenterr.from_error(httpx.ReadTimeout("slow")))
+    assert_model_text(
+        message.content,
+        agenterr.from_error(httpx.ReadTimeout("slow")),
+        tool="down",
+        arguments={"order_id": "o-1"},
+    )
     assert "your arguments were fine" in str(message.content)
 
 
@@ -671,7 +695,9 @@ def test_agent_loop_model_reads_the_hint(fn: Any) -> None:
     assert isinstance(failed, ToolMessage)
     assert failed.status == "error"
     assert failed.tool_call_id == "c1"
-    assert_model_text(failed.content, expected("o-404"))
+    assert_model_text(
+        failed.content, expected("o-404"), tool=fn.__name__, arguments={"order_id": "o-404"}
+    )
     ok = transcript.turns[2][-1]
     assert isinstance(ok, ToolMessage)
     assert (ok.status, ok.tool_call_id) == ("success", "c2")
@@ -695,7 +721,11 @@ def test_example_agent_loop() -> None:
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
     assert "  same schema as the bare function: True" in lines
-    not_found = tool_result_text(agenterr.from_status(404, '{"error":"no order with id o-9999"}'))
+    not_found = tool_result_text(
+        agenterr.from_status(404, '{"error":"no order with id o-9999"}'),
+        tool="get_order",
+        arguments={"order_id": "o-9999"},
+    )
     assert not_found.startswith(DIRECTIVE[Class.SELF_CORRECTABLE])
     printed = "  -> error: " + not_found.replace("\n", "\n     ")  # the example indents it
     end = 3 + len(printed.splitlines())

@@ -109,12 +109,18 @@ DIRECTIVE = {
 }
 
 
-def assert_model_text(result: CallToolResult, outcome: Outcome[Any]) -> None:
+def assert_model_text(
+    result: CallToolResult,
+    outcome: Outcome[Any],
+    *,
+    tool: str | None = None,
+    arguments: dict[str, Any] | None = None,
+) -> None:
     """The result's one text block is the model text of the failed ``outcome``: its
     directive first, then the hint's reason and the API's quoted words."""
     assert outcome.code is not None
     (text,) = texts(result)
-    assert text == tool_result_text(outcome)
+    assert text == tool_result_text(outcome, tool=tool, arguments=arguments)
     assert text.splitlines()[0].startswith(DIRECTIVE[outcome.code.class_.value])
     guidance, quote = split_quote(outcome.llm_hint)
     # The reason shows only for the codes whose text keeps it (SPEC 6.8).
@@ -209,7 +215,9 @@ async def test_failure_round_trip(fn: Any, mode: Any, order_id: str) -> None:
     result = await call_remote(server_with(tool), fn.__name__, {"order_id": order_id})
     want = agenterr.from_response(fetch(order_id))
     assert result.is_error is True
-    assert_model_text(result, want)
+    assert_model_text(result, want, tool=fn.__name__, arguments={"order_id": order_id})
+    if order_id == "o-404":  # the text names the argument the API's words point at
+        assert f'`order_id` ("{order_id}") you sent does not exist' in texts(result)[0]
     assert result.structured_content == want.to_dict()
     outcome = from_call_tool_result(result)
     assert outcome == want  # code, hint, status and Retry-After
@@ -673,12 +681,14 @@ def test_example_server_and_client() -> None:
         '  structured: {"id": "o-1001", "status": "shipped", "total_cents": 4200}',
         "  client reads: ok -> hand the value to the model",
     ]
-    for block, outcome, reaction in (
-        (blocks[2], not_found, "re-prompt the model with the hint"),
-        (blocks[3], busy, "retry unchanged after 2s"),
+    for block, outcome, order_id, reaction in (
+        (blocks[2], not_found, "o-9999", "re-prompt the model with the hint"),
+        (blocks[3], busy, "o-busy", "retry unchanged after 2s"),
     ):
-        # The example prints the text as the model reads it, its lines indented.
-        printed = "  text: " + tool_result_text(outcome).replace("\n", "\n        ")
+        # The example prints the text as the model reads it, its lines indented; it names
+        # the call.
+        text = tool_result_text(outcome, tool="get_order", arguments={"order_id": order_id})
+        printed = "  text: " + text.replace("\n", "\n        ")
         assert printed.startswith(f"  text: {DIRECTIVE[outcome.class_.value]}")
         _, _, rest = block.partition("\n")
         assert rest.startswith(printed + "\n")

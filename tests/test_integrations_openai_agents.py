@@ -115,11 +115,17 @@ DIRECTIVE = {
 }
 
 
-def assert_model_text(text: str, outcome: Outcome[Any]) -> None:
+def assert_model_text(
+    text: str,
+    outcome: Outcome[Any],
+    *,
+    tool: str | None = None,
+    arguments: dict[str, Any] | None = None,
+) -> None:
     """``text`` is the model text of the failed ``outcome``: its directive first, then the
     hint's reason and the API's quoted words."""
     assert outcome.code is not None
-    assert text == tool_result_text(outcome)
+    assert text == tool_result_text(outcome, tool=tool, arguments=arguments)
     assert text.splitlines()[0].startswith(DIRECTIVE[outcome.code.class_.value])
     guidance, quote = split_quote(outcome.llm_hint)
     # The reason shows only for the codes whose text keeps it (SPEC 6.8).
@@ -127,11 +133,13 @@ def assert_model_text(text: str, outcome: Outcome[Any]) -> None:
     assert quote in text
 
 
-def text_for(order_id: str) -> str:
+def text_for(order_id: str, *, tool: str | None = None) -> str:
     """What the model reads when the API answers ``order_id`` with a failure."""
     outcome = agenterr.from_response(api(order_id))
-    text = tool_result_text(outcome)
-    assert_model_text(text, outcome)
+    # Given the tool, the text names the call (the tool and its one argument).
+    arguments = None if tool is None else {"order_id": order_id}
+    text = tool_result_text(outcome, tool=tool, arguments=arguments)
+    assert_model_text(text, outcome, tool=tool, arguments=arguments)
     return text
 
 
@@ -350,7 +358,9 @@ async def test_model_reads_the_hint_then_corrects_itself(fn: Any, adapt: Any) ->
     result = await run(model, tool)
 
     assert result.final_output == "It has shipped."
-    assert model.tool_output(1) == text_for("A-1O01")
+    # The SDK's tool context gives the tool's name and the arguments the model sent.
+    assert model.tool_output(1) == text_for("A-1O01", tool=fn.__name__)
+    assert '`order_id` ("A-1O01") you sent does not exist' in model.tool_output(1)
     assert model.tool_output(2) == str(ORDERS["A-1001"])  # the SDK's own rendering of a dict
 
 
@@ -363,7 +373,7 @@ async def test_auth_and_transient_hints_reach_the_model(order_id: str) -> None:
         unwrap_outcome(classified_tool(get_order)), failure_error_function=failure_error_function
     )
     await run(model, tool)
-    assert model.tool_output(1) == text_for(order_id)
+    assert model.tool_output(1) == text_for(order_id, tool="get_order")
     # The auth text says the arguments are not the problem; the transient one that they
     # were fine.
     said = {"locked": "NOT a problem with your arguments", "busy": "your arguments were fine"}
@@ -395,7 +405,9 @@ async def test_invalid_arguments_are_schema_invalid(
         problem = "order_id: Field required"
     else:
         problem = "Invalid JSON input for tool get_order"
-    assert_model_text(text, agenterr.schema_invalid(problem))
+    # The arguments the model sent are named when they parse as a JSON object.
+    named = {"tool": "get_order", "arguments": {"include": "lines"}}
+    assert_model_text(text, agenterr.schema_invalid(problem), **named)
     assert "\nWhy: The arguments you generated do not match the required schema." in text
     assert f"\n- {problem}\n" in text
 

@@ -115,11 +115,13 @@ def hint_for(order_id: str) -> str:
     return agenterr.from_response(api(order_id)).llm_hint
 
 
-def text_for(order_id: str) -> str:
+def text_for(order_id: str, *, tool: str | None = None) -> str:
     """What the model reads when the API answers ``order_id`` with a self-correctable failure:
     the directive first, then the hint's reason and the API's quoted words."""
     outcome = agenterr.from_response(api(order_id))
-    text = tool_result_text(outcome)
+    # Given the tool, the text names the call (the tool and its one argument).
+    arguments = None if tool is None else {"order_id": order_id}
+    text = tool_result_text(outcome, tool=tool, arguments=arguments)
     assert text.splitlines()[0].startswith("FIX YOUR ARGUMENTS:")
     guidance, quote = split_quote(outcome.llm_hint)
     # The reason shows only for the codes whose text keeps it (SPEC 6.8).
@@ -182,7 +184,8 @@ def test_self_correctable_becomes_model_retry(decorate: Any) -> None:
     """A 404 raises ModelRetry whose message is the model text, chained from the typed error."""
     with pytest.raises(ModelRetry) as caught:
         model_retry(decorate(get_order))("A-1O01")
-    assert caught.value.message == text_for("A-1O01")
+    assert caught.value.message == text_for("A-1O01", tool="get_order")
+    assert '`order_id` ("A-1O01") you sent does not exist' in caught.value.message
     cause = caught.value.__cause__
     assert isinstance(cause, SelfCorrectableToolError)
     assert cause.code is agenterr.Code.NOT_FOUND
@@ -255,7 +258,7 @@ async def test_async_tool(decorate: Any) -> None:
     assert await tool("A-1001") == ORDERS["A-1001"]
     with pytest.raises(ModelRetry) as caught:
         await tool("A-1O01")
-    assert caught.value.message == text_for("A-1O01")
+    assert caught.value.message == text_for("A-1O01", tool="aget_order")
     with pytest.raises(AuthToolError):
         await tool("locked")
 
@@ -413,10 +416,11 @@ async def test_model_reads_the_hint_then_corrects_itself(fn: Any, decorate: Any)
     (retry,) = seen[1].parts
     assert isinstance(retry, ToolReturnPart)
     assert retry.outcome == "retried"
-    assert retry.content == text_for("A-1O01")  # the model-facing text, not the bare hint
+    text = text_for("A-1O01", tool=fn.__name__)
+    assert retry.content == text  # the model-facing text, not the bare hint
     assert retry.tool_name == fn.__name__
     # What providers without an error channel send: the model text, as the error.
-    assert json.loads(retry.model_response_str()) == {"error": text_for("A-1O01")}
+    assert json.loads(retry.model_response_str()) == {"error": text}
     (answer,) = seen[2].parts
     assert isinstance(answer, ToolReturnPart)
     assert answer.outcome == "success"

@@ -57,7 +57,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, NoReturn, overload
 
 from .. import Class, Outcome, schema_invalid
-from .._adapter import validation_problems
+from .._adapter import adapt_tool, tool_name, validation_problems
 from ..errors import (
     AgentToolError,
     AuthToolError,
@@ -190,44 +190,18 @@ def tool_message(
     return ToolMessage(content=content, tool_call_id=tool_call_id, name=name, status=status)
 
 
-def _settle(result: Any) -> Any:
-    """An Outcome's value, or its failure raised as the ToolException subclass."""
-    if isinstance(result, Outcome):
-        if result.failed:
-            raise tool_exception(result) from result.error
-        return result.value
-    return result
+def _adapt(fn: Callable[..., Any], name: str | None) -> Callable[..., Any]:
+    """``fn`` returning the plain value and raising AgentToolExceptions, same signature;
+    the exception's text names the tool (``name``) and the argument the API objected to."""
 
+    def failed(
+        outcome: Outcome[Any], cause: BaseException | None, arguments: dict[str, Any] | None
+    ) -> NoReturn:
+        if isinstance(cause, AgentToolException):
+            raise cause  # raised by the body as it is: its text is the body's choice
+        raise tool_exception(outcome, tool=name, arguments=arguments) from cause
 
-def _reraise(exc: AgentToolError) -> NoReturn:
-    if isinstance(exc, AgentToolException):
-        raise exc
-    raise tool_exception(exc.outcome) from exc
-
-
-def _adapt(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``fn`` returning the plain value and raising AgentToolExceptions, same signature."""
-    if inspect.iscoroutinefunction(fn):
-
-        @functools.wraps(fn)
-        async def run_async(*args: Any, **kwargs: Any) -> Any:
-            try:
-                result = await fn(*args, **kwargs)
-            except AgentToolError as exc:
-                _reraise(exc)
-            return _settle(result)
-
-        return run_async
-
-    @functools.wraps(fn)
-    def run(*args: Any, **kwargs: Any) -> Any:
-        try:
-            result = fn(*args, **kwargs)
-        except AgentToolError as exc:
-            _reraise(exc)
-        return _settle(result)
-
-    return run
+    return adapt_tool(fn, failed)
 
 
 @overload
@@ -265,7 +239,8 @@ def _build(fn: Callable[..., Any], *, options: dict[str, Any]) -> StructuredTool
         "handle_validation_error": handle_validation_error,
         **options,
     }
-    adapted = _adapt(fn)
+    name = options.get("name")
+    adapted = _adapt(fn, name if isinstance(name, str) else tool_name(fn))
     if inspect.iscoroutinefunction(adapted):
         return StructuredTool.from_function(coroutine=adapted, **settings)
     return StructuredTool.from_function(func=adapted, **settings)

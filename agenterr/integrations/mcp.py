@@ -39,13 +39,12 @@ there ``for_mcp`` needs tools registered with ``structured_output=False``.
 
 from __future__ import annotations
 
-import functools
 import inspect
 from collections.abc import Callable, Coroutine, Mapping
 from typing import Any, ParamSpec, TypeVar, overload
 
 from .. import Outcome, from_envelope
-from ..errors import AgentToolError
+from .._adapter import adapt_tool, tool_name
 from ._require import require
 from .openai import tool_result_text
 
@@ -87,13 +86,6 @@ def to_call_tool_result(
     return CallToolResult.model_validate(wire)
 
 
-def _settle(result: Any) -> Any:
-    """An Outcome's value, or its failure as an error result."""
-    if isinstance(result, Outcome):
-        return result.value if result.ok else to_call_tool_result(result)
-    return result
-
-
 @overload
 def for_mcp(
     fn: Callable[P, Coroutine[Any, Any, Outcome[T]]], /
@@ -123,27 +115,12 @@ def for_mcp(fn: Callable[..., Any], /) -> Callable[..., Any]:
     """
     if inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn):
         raise TypeError("for_mcp: an MCP tool cannot be a generator function")
-    if inspect.iscoroutinefunction(fn):
+    name = tool_name(fn)
 
-        @functools.wraps(fn)
-        async def run_async(*args: Any, **kwargs: Any) -> Any:
-            try:
-                result = await fn(*args, **kwargs)
-            except AgentToolError as exc:
-                return to_call_tool_result(exc.outcome)
-            return _settle(result)
+    def failed(outcome: Outcome[Any], cause: object, arguments: dict[str, Any] | None) -> Any:
+        return to_call_tool_result(outcome, tool=name, arguments=arguments)
 
-        return run_async
-
-    @functools.wraps(fn)
-    def run(*args: Any, **kwargs: Any) -> Any:
-        try:
-            result = fn(*args, **kwargs)
-        except AgentToolError as exc:
-            return to_call_tool_result(exc.outcome)
-        return _settle(result)
-
-    return run
+    return adapt_tool(fn, failed)
 
 
 # --- the client side -------------------------------------------------------------------

@@ -25,6 +25,7 @@ package index).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Coroutine
 from typing import Any, ParamSpec, TypeVar, overload
 
@@ -40,6 +41,9 @@ from agents.exceptions import ModelBehaviorError  # noqa: E402
 
 __all__ = ["failure_error_function", "unwrap_outcome"]
 
+_ARGUMENTS_CAP = 100_000
+"""Longest arguments text parsed to name an argument; a longer one is named by none."""
+
 P = ParamSpec("P")
 T = TypeVar("T")
 
@@ -53,9 +57,26 @@ def failure_error_function(ctx: RunContextWrapper[Any], error: Exception) -> str
     API's words quoted as data. Other exceptions are classified on the spot: arguments the
     SDK could not parse or validate are ``SCHEMA_INVALID`` (listing the problems), HTTP and
     network errors go through :func:`~agenterr.from_error`, and anything else is
-    ``UNKNOWN``, whose text does not quote the exception.
+    ``UNKNOWN``, whose text does not quote the exception. The text names the tool and,
+    from the arguments the model sent (``ctx.tool_arguments``), the one the API objected to.
     """
-    return tool_result_text(_outcome_of(error))
+    tool = getattr(ctx, "tool_name", None)
+    return tool_result_text(
+        _outcome_of(error),
+        tool=tool if isinstance(tool, str) else None,
+        arguments=_arguments(getattr(ctx, "tool_arguments", None)),
+    )
+
+
+def _arguments(text: object) -> dict[str, Any] | None:
+    """The call's arguments from the JSON the model sent, when they are a JSON object."""
+    if not isinstance(text, str) or len(text) > _ARGUMENTS_CAP:
+        return None
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
+        return None
+    return value if isinstance(value, dict) else None
 
 
 @overload

@@ -29,14 +29,14 @@ from collections.abc import Callable, Coroutine
 from typing import Any, ParamSpec, TypeVar, overload
 
 from .. import Outcome
-from .._adapter import wrap_tool
+from .._adapter import call_arguments, tool_name, wrap_tool
 from ..errors import SelfCorrectableToolError
 from ._require import require
 from .openai import tool_result_text
 
 require("pydantic_ai", "pydantic-ai")
 
-from pydantic_ai import ModelRetry  # noqa: E402
+from pydantic_ai import ModelRetry, RunContext  # noqa: E402
 
 __all__ = ["model_retry"]
 
@@ -77,11 +77,26 @@ def _settle(result: Any) -> Any:
     return result.unwrap() if isinstance(result, Outcome) else result
 
 
+def _retry(wrapped: Any, args: Any, kwargs: Any, error: SelfCorrectableToolError) -> ModelRetry:
+    """The ``ModelRetry`` whose text names the tool and the argument the API objected to."""
+    arguments = call_arguments(wrapped, args, kwargs)
+    return ModelRetry(
+        tool_result_text(error.outcome, tool=_tool(wrapped, args), arguments=arguments)
+    )
+
+
+def _tool(wrapped: Any, args: Any) -> str | None:
+    # A tool registered under another name than its function's reads it from its context.
+    if args and isinstance(args[0], RunContext) and isinstance(args[0].tool_name, str):
+        return args[0].tool_name
+    return tool_name(wrapped)
+
+
 def _call(wrapped: Any, instance: Any, args: Any, kwargs: Any) -> Any:
     try:
         return _settle(wrapped(*args, **kwargs))
     except SelfCorrectableToolError as exc:
-        raise ModelRetry(tool_result_text(exc.outcome)) from exc
+        raise _retry(wrapped, args, kwargs, exc) from exc
 
 
 def _call_async(wrapped: Any, instance: Any, args: Any, kwargs: Any) -> Any:
@@ -89,6 +104,6 @@ def _call_async(wrapped: Any, instance: Any, args: Any, kwargs: Any) -> Any:
         try:
             return _settle(await wrapped(*args, **kwargs))
         except SelfCorrectableToolError as exc:
-            raise ModelRetry(tool_result_text(exc.outcome)) from exc
+            raise _retry(wrapped, args, kwargs, exc) from exc
 
     return call()
