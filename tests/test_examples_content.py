@@ -224,8 +224,12 @@ def test_mcp_server_failure_is_a_tool_error_with_the_hint() -> None:
     assert '  structured: {"id": "o-1001", "status": "shipped", "total_cents": 4200}' in found
     assert missing.startswith(" is_error=True")
     text = agenterr.tool_result_text(
-        agenterr.from_response(httpx.Response(404, json={"error": "no order with id o-9999"}))
+        agenterr.from_response(httpx.Response(404, json={"error": "no order with id o-9999"})),
+        tool="get_order",
+        arguments={"order_id": "o-9999"},
     )
+    # The adapter names the argument the call carried (SPEC 6.8).
+    assert '`order_id` ("o-9999")' in text
     assert text.startswith("FIX YOUR ARGUMENTS:")
     # The example prints the text as the model reads it, its lines indented under "text:".
     assert "  text: " + text.replace("\n", "\n        ") in missing
