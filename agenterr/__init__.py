@@ -10,7 +10,6 @@ from __future__ import annotations
 import typing as _typing
 
 from ._classify import (
-    classify,
     code_for_status,
     from_response,
     from_status,
@@ -22,7 +21,7 @@ from ._retry_after import RETRY_AFTER_CEILING, parse_retry_after, retry_after_fr
 from ._rules import Rule, RuleSet, add_rules, remove_rules
 from ._taxonomy import Class, Code, Meta, codes
 from ._tool_result import tool_result_text
-from ._transport import from_error
+from ._transport import classify, from_error
 from .errors import (
     AgentToolError,
     AuthToolError,

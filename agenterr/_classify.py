@@ -16,7 +16,7 @@ from ._hints import hint_for, schema_hint, where
 from ._outcome import Outcome, _built
 from ._quote import snippet
 from ._refine import REFINE_HEADERS, refine, status_rule
-from ._responses import as_status, response_host, response_parts
+from ._responses import response_host, response_parts
 from ._retry_after import (
     MS_HEADERS,
     RETRY_HEADERS,
@@ -26,10 +26,10 @@ from ._retry_after import (
 )
 from ._rules import Rules, RuleSet, layers
 from ._signals import LONG_WAIT, server_clock
+from ._status import as_status
 from ._taxonomy import Code
 
 __all__ = [
-    "classify",
     "code_for_status",
     "from_response",
     "from_status",
@@ -284,25 +284,6 @@ def response_outcome(response: object, now: Clock, rules: tuple[RuleSet, ...]) -
         return _status_outcome(status, body, headers, now, None, rules=rules, host=response)
     except Exception as exc:  # the last line of defence: never raise
         return _internal_failure(exc)
-
-
-def classify(
-    status: object = 0,
-    body: object = "",
-    error: object = None,
-    *,
-    headers: object = None,
-    now: Clock = None,
-    rules: Rules = None,
-) -> Outcome[None]:
-    """The combined entry point: a non-None ``error`` wins; otherwise status and body decide."""
-    if error is not None:
-        # Imported here: the transport walk classifies the responses exceptions carry with
-        # this module's status rules, so it imports this module.
-        from ._transport import from_error
-
-        return from_error(error, now=now, rules=rules)
-    return from_status(status, body, headers=headers, now=now, rules=rules)
 
 
 def schema_invalid(*problems: object) -> Outcome[None]:

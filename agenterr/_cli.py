@@ -24,7 +24,6 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NoReturn, TextIO
 
-from ._classify import classify
 from ._envelope import from_envelope
 from ._outcome import Outcome
 from ._protocol import (
@@ -45,6 +44,7 @@ from ._transcript import (
     parse_headers,
     parse_transcript,
 )
+from ._transport import classify
 
 __all__ = ["EXIT_CODES", "main"]
 

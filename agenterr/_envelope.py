@@ -33,7 +33,7 @@ from ._hints import hint_for
 from ._hints import where as http_where
 from ._outcome import Outcome, _built
 from ._quote import SCAN_WINDOW, snippet
-from ._responses import _in_memory_body, as_status
+from ._responses import in_memory_body
 from ._retry_after import Clock
 from ._rules import (
     ACCESS_PHRASES,
@@ -49,6 +49,7 @@ from ._rules import (
     layers,
     normalise,
 )
+from ._shared import attr
 from ._signals import (
     MAX_IDENTIFIERS,
     MAX_ITEMS,
@@ -67,6 +68,7 @@ from ._signals import (
     phrase_verdict,
     read_signals,
 )
+from ._status import as_status
 from ._taxonomy import Code
 
 __all__ = ["RELAY_CAP", "envelope_failure", "from_envelope"]
@@ -521,17 +523,10 @@ def _is_tool_error(result: object) -> bool:
 
 def _field(result: object, *names: str) -> Any:
     for name in names:
-        value = result.get(name) if isinstance(result, dict) else _attr(result, name)
+        value = result.get(name) if isinstance(result, dict) else attr(result, name)
         if value is not None:
             return value
     return None
-
-
-def _attr(obj: object, name: str) -> Any:
-    try:
-        return getattr(obj, name, None)
-    except Exception:
-        return None
 
 
 def _tool_object(payload: object, scopes: _Scopes) -> _Failure | _Found | None:
@@ -830,12 +825,12 @@ def _named(prefix: str, identifier: str | None) -> str:
 
 def _response(obj: object) -> tuple[int, object, object] | None:
     """``(status, headers, in-memory body)`` of a response-like object, or None."""
-    status = as_status(_attr(obj, "status_code"))
+    status = as_status(attr(obj, "status_code"))
     if status is None:
-        status = as_status(_attr(obj, "status"))
-    headers = _attr(obj, "headers")
+        status = as_status(attr(obj, "status"))
+    headers = attr(obj, "headers")
     if status is None or not 100 <= status <= 599 or headers is None:
         return None
     if not 200 <= status <= 299:
         return status, headers, None
-    return status, headers, _in_memory_body(obj)
+    return status, headers, in_memory_body(obj)

@@ -1,22 +1,28 @@
-"""Outcome: the classification of one tool-call attempt, and its wire JSON."""
+"""Outcome: the classification of one tool-call attempt, its wire JSON, and the typed
+errors it raises (published as :mod:`agenterr.errors`)."""
 
 from __future__ import annotations
 
 import json
 import math
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any, Generic, NoReturn, TypeVar
+from typing import Any, Generic, NoReturn, TypeVar
 
 from ._hints import MAX_PROBLEMS, hint_for, schema_hint, where
 from ._quote import SCAN_WINDOW, snippet
-from ._responses import as_status
 from ._retry_after import RETRY_AFTER_CEILING
+from ._status import as_status
 from ._taxonomy import Class, Code
 
-if TYPE_CHECKING:
-    from .errors import AgentToolError
-
-__all__ = ["Outcome"]
+__all__ = [
+    "AgentToolError",
+    "AuthToolError",
+    "IndeterminateToolError",
+    "Outcome",
+    "SelfCorrectableToolError",
+    "TransientToolError",
+    "error_for",
+]
 
 T_co = TypeVar("T_co", covariant=True)
 
@@ -447,10 +453,98 @@ def _is_empty(value: object) -> bool:
 
 
 def _raise(outcome: Outcome[Any]) -> NoReturn:
-    from .errors import error_for
-
-    exc: AgentToolError = error_for(outcome)
-    raise exc from outcome.error
+    raise error_for(outcome) from outcome.error
 
 
 Outcome.__module__ = "agenterr"
+
+
+# --- the typed errors ------------------------------------------------------------------
+
+
+class AgentToolError(Exception):
+    """A classified tool-call failure. ``str()`` is the outcome's log form and its hint."""
+
+    outcome: Outcome[Any]
+
+    def __init__(self, outcome: Outcome[Any]) -> None:
+        if not isinstance(outcome, Outcome) or outcome.ok:
+            raise ValueError("AgentToolError needs a failed Outcome")
+        super().__init__(outcome)
+        self.outcome = outcome
+
+    @property
+    def code(self) -> Code:
+        """The failure code (never ``None``: an error is always a failure)."""
+        assert self.outcome.code is not None
+        return self.outcome.code
+
+    @property
+    def class_(self) -> Class:
+        """The reaction class."""
+        return self.code.class_
+
+    @property
+    def llm_hint(self) -> str:
+        """The hint to paste into the model's context."""
+        return self.outcome.llm_hint
+
+    @property
+    def retry_after(self) -> float | None:
+        """Server-advised delay in seconds, or ``None``."""
+        return self.outcome.retry_after
+
+    @property
+    def status(self) -> int:
+        """The HTTP status, or 0."""
+        return self.outcome.status
+
+    def __str__(self) -> str:
+        return f"{self.outcome}: {self.outcome.llm_hint}"
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.outcome!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.outcome,))
+
+
+class TransientToolError(AgentToolError):
+    """Temporary failure: retry the identical call, honouring :attr:`retry_after`."""
+
+
+class SelfCorrectableToolError(AgentToolError):
+    """The arguments are wrong in a fixable way: give the model :attr:`llm_hint`."""
+
+
+class AuthToolError(AgentToolError):
+    """Credentials, permissions or billing: a human or the orchestrator must act."""
+
+
+class IndeterminateToolError(AgentToolError):
+    """The failure could not be classified: escalate rather than retry blindly."""
+
+
+_BY_CLASS: dict[Class, type[AgentToolError]] = {
+    Class.TRANSIENT: TransientToolError,
+    Class.SELF_CORRECTABLE: SelfCorrectableToolError,
+    Class.AUTH: AuthToolError,
+    Class.INDETERMINATE: IndeterminateToolError,
+}
+
+
+def error_for(outcome: Outcome[Any]) -> AgentToolError:
+    """The typed error for a failed outcome (``ValueError`` for an ok one)."""
+    if outcome.code is None:
+        raise ValueError("error_for needs a failed Outcome")
+    return _BY_CLASS[outcome.code.class_](outcome)
+
+
+for _error in (
+    AgentToolError,
+    TransientToolError,
+    SelfCorrectableToolError,
+    AuthToolError,
+    IndeterminateToolError,
+):
+    _error.__module__ = "agenterr.errors"  # their public home, as repr and pickle show it

@@ -26,9 +26,9 @@ from ._hints import hint_for, schema_hint, where
 from ._outcome import Outcome, _built, _succeeded
 from ._quote import clean, snippet
 from ._rules import RuleSet, layers
+from ._shared import attr
 from ._taxonomy import Code
 from ._transport import (
-    attr,
     exception_text,
     from_error,
     is_transport,

@@ -20,11 +20,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ._classify import classify, from_status, schema_invalid
+from ._classify import from_status, schema_invalid
 from ._envelope import from_envelope
 from ._outcome import Outcome
 from ._quote import clean
 from ._retry_after import Clock, http_date_epoch
+from ._transport import classify
 
 __all__ = [
     "ERROR_KINDS",

@@ -2,10 +2,10 @@
 
 Supported without importing them: httpx and httpx2 ``Response``, requests ``Response``,
 aiohttp ``ClientResponse`` (once read), urllib's ``HTTPResponse`` and ``HTTPError``, botocore's
-error-response dict, SDK wrappers of those (githubkit, mistralai, azure-core), and exceptions
-that carry a status themselves: the SDK table of ``_sdk`` first (PyGithub, githubkit, Twilio,
-Stripe, google-api-core, google-genai, azure-core, aiohttp ``ClientResponseError``), then
-the common attribute names (the OpenAI-style SDKs, FastAPI-style ``HTTPException``).
+error-response dict, and exceptions that carry a status under the common attribute names
+(the OpenAI-style SDKs, FastAPI-style ``HTTPException``). The SDKs whose exceptions need a
+reader of their own (PyGithub, githubkit, Twilio, Stripe, Google, azure-core, aiohttp's
+``ClientResponseError``) are one layer up, in ``_sdk``, which builds on this module.
 
 Nothing here closes a stream or reads one to the end: a body is taken only when it is
 already in memory, or peeked (``peek``) or read and rewound (seekable file) up to
@@ -20,9 +20,20 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ._quote import SCAN_WINDOW
-from ._sdk import aws_body, sdk_parts
+from ._shared import attr
+from ._status import as_status
 
-__all__ = ["READ_CAP", "as_status", "response_host", "response_parts"]
+__all__ = [
+    "MAX_TEXT",
+    "READ_CAP",
+    "Parts",
+    "aws_body",
+    "exception_parts",
+    "in_memory_body",
+    "response_host",
+    "response_parts",
+    "short_text",
+]
 
 READ_CAP = SCAN_WINDOW
 """Most bytes read from a body that is not yet in memory."""
@@ -30,26 +41,14 @@ READ_CAP = SCAN_WINDOW
 Parts = tuple[object, object, object]
 
 
-def _attr(obj: object, name: str) -> Any:
-    try:
-        return getattr(obj, name, None)
-    except Exception:
-        return None
+MAX_TEXT = 2048
+"""Most characters of one string field copied into a body built from parsed fields (the
+body reader caps it again)."""
 
 
-def as_status(status: object) -> int | None:
-    """An HTTP status as an int, or ``None`` when it is not an integer (bools are not).
-
-    ``__index__`` integers (``http.HTTPStatus``, NumPy integers) count; never raises.
-    """
-    if type(status) is int:
-        return status
-    try:
-        if isinstance(status, bool) or not hasattr(status, "__index__"):
-            return None
-        return int(status.__index__())
-    except Exception:
-        return None
+def short_text(value: object) -> str | None:
+    """A non-empty string cut to :data:`MAX_TEXT` characters, or None for anything else."""
+    return value[:MAX_TEXT] if isinstance(value, str) and value else None
 
 
 def _http_status(value: object) -> int | None:
@@ -59,12 +58,12 @@ def _http_status(value: object) -> int | None:
 
 def _peek(stream: object) -> bytes | None:
     """Up to READ_CAP bytes of a file-like body, leaving it as it was."""
-    peek = _attr(stream, "peek")
+    peek = attr(stream, "peek")
     try:
         if callable(peek):
             data = peek(READ_CAP)
             return bytes(data[:READ_CAP]) if isinstance(data, (bytes, bytearray)) else None
-        seekable = _attr(stream, "seekable")
+        seekable = attr(stream, "seekable")
         if callable(seekable) and seekable():
             position = stream.tell()  # type: ignore[attr-defined]
             data = stream.read(READ_CAP)  # type: ignore[attr-defined]
@@ -75,38 +74,61 @@ def _peek(stream: object) -> bytes | None:
     return None
 
 
-def _in_memory_body(obj: object) -> object:
+def in_memory_body(obj: object) -> object:
+    """The body a response already holds in memory, else a bounded peek or rewound read of
+    its stream, else None; never reads a stream to its end."""
     # httpx/httpx2 and requests keep a read body in _content (requests: False until read);
     # aiohttp keeps it in _body once read(). Their public .content/.text would read (or,
     # for aiohttp, is a stream), so they are never touched.
     for private in ("_content", "_body"):
-        data = _attr(obj, private)
+        data = attr(obj, private)
         if isinstance(data, (bytes, bytearray, str)):
             return data
     # SDK wrappers around a client's response (githubkit and mistralai raw_response,
     # azure-core internal_response): the wrapped one holds the read body. One level only.
     for wrapped in ("raw_response", "internal_response"):
-        inner = _attr(obj, wrapped)
+        inner = attr(obj, wrapped)
         if inner is not None and inner is not obj:
             for private in ("_content", "_body"):
-                data = _attr(inner, private)
+                data = attr(inner, private)
                 if isinstance(data, (bytes, bytearray, str)):
                     return data
     # http.client's HTTPResponse peeks through its own de-chunking buffer; urllib's
     # HTTPError delegates to the response it wraps in .fp.
-    if callable(_attr(obj, "peek")):
+    if callable(attr(obj, "peek")):
         return _peek(obj)
-    fp = _attr(obj, "fp")
+    fp = attr(obj, "fp")
     if fp is not None:
         return _peek(fp)
     # Hand-built responses and fakes: plain instance attributes only, never properties.
-    fields = _attr(obj, "__dict__")
+    fields = attr(obj, "__dict__")
     if isinstance(fields, dict):
         for name in ("content", "text", "body", "data"):
             data = fields.get(name)
             if isinstance(data, (bytes, bytearray, str, dict, list)):
                 return data
     return None
+
+
+def aws_body(error: object) -> object:
+    """botocore's parsed ``response["Error"]`` as a JSON body the body reader understands.
+
+    botocore has already parsed the JSON (``__type``) or XML (``<Code>``) reply into
+    ``{"Code": …, "Message": …}``; the code is the decisive identifier.
+    """
+    if not isinstance(error, Mapping):
+        return error
+    try:
+        code, message = error.get("Code"), error.get("Message")
+    except Exception:
+        return None
+    body: dict[str, str] = {}
+    code, message = short_text(code), short_text(message)
+    if code:
+        body["__type"] = code
+    if message:
+        body["message"] = message
+    return body or None
 
 
 def _botocore(response: Mapping[str, Any]) -> Parts | None:
@@ -116,12 +138,8 @@ def _botocore(response: Mapping[str, Any]) -> Parts | None:
     return meta.get("HTTPStatusCode"), meta.get("HTTPHeaders"), aws_body(response.get("Error"))
 
 
-def response_parts(obj: object, *, exception: bool = False) -> Parts | None:
-    """``(status, headers, body)`` of a response-like object, or ``None`` if it has no status.
-
-    With ``exception=True`` the object is an exception that may carry a status itself;
-    only attributes that are unambiguous for exceptions are read.
-    """
+def response_parts(obj: object) -> Parts | None:
+    """``(status, headers, body)`` of a response-like object, or ``None`` if it has no status."""
     if obj is None:
         return None
     if isinstance(obj, Mapping):
@@ -129,40 +147,42 @@ def response_parts(obj: object, *, exception: bool = False) -> Parts | None:
             return _botocore(obj)
         except Exception:
             return None
-    if exception:
-        carried = sdk_parts(obj)
-        if carried is not None:
-            return carried
-        status = (
-            _http_status(_attr(obj, "status_code"))
-            or _http_status(_attr(obj, "http_status"))
-            or _http_status(_attr(obj, "status"))
-        )
-        headers = _attr(obj, "headers")
-        if status is None and headers is not None:
-            status = _http_status(_attr(obj, "code"))  # urllib's HTTPError
-        if status is None:
-            return None
-        body: object = None
-        for name in ("body", "json_body", "detail"):
-            body = _attr(obj, name)
-            if isinstance(body, (str, bytes, dict, list)):
-                break
-            body = None
-        if body is None:
-            body = _in_memory_body(obj)
-        return status, headers, body
-    status = _attr(obj, "status_code")
+    status = attr(obj, "status_code")
     if status is None:
-        status = _attr(obj, "status")
+        status = attr(obj, "status")
     if status is None:
-        status = _attr(obj, "code")
+        status = attr(obj, "code")
     if status is None:
         return None
     number = as_status(status)
     if number is not None and 200 <= number <= 299:
         return status, None, None  # success: nothing to read (peeking could wait on a stream)
-    return status, _attr(obj, "headers"), _in_memory_body(obj)
+    return status, attr(obj, "headers"), in_memory_body(obj)
+
+
+def exception_parts(exc: object) -> Parts | None:
+    """``(status, headers, body)`` an exception carries itself, by the attribute names that
+    are unambiguous on an exception (the OpenAI-style SDKs, ``HTTPException``, urllib's
+    ``HTTPError``), or ``None``. The SDK table (``_sdk.carried_parts``) is read before this."""
+    status = (
+        _http_status(attr(exc, "status_code"))
+        or _http_status(attr(exc, "http_status"))
+        or _http_status(attr(exc, "status"))
+    )
+    headers = attr(exc, "headers")
+    if status is None and headers is not None:
+        status = _http_status(attr(exc, "code"))  # urllib's HTTPError
+    if status is None:
+        return None
+    body: object = None
+    for name in ("body", "json_body", "detail"):
+        body = attr(exc, name)
+        if isinstance(body, (str, bytes, dict, list)):
+            break
+        body = None
+    if body is None:
+        body = in_memory_body(exc)
+    return status, headers, body
 
 
 _MAX_URL = 2048
@@ -173,13 +193,13 @@ def response_host(obj: object) -> str | None:
     or ``None``: httpx/httpx2 ``url`` or ``request.url``, requests' ``url`` string,
     aiohttp's yarl ``url``, urllib's ``url``. Never raises."""
     try:
-        url = _attr(obj, "url")
+        url = attr(obj, "url")
         if url is None:
-            request = _attr(obj, "request")
-            url = _attr(request, "url") if request is not None else None
+            request = attr(obj, "request")
+            url = attr(request, "url") if request is not None else None
         if url is None:
             return None
-        host = _attr(url, "host")
+        host = attr(url, "host")
         if isinstance(host, str) and host:
             return host.lower()
         if isinstance(url, bytes):

@@ -19,24 +19,25 @@ import re
 import socket
 from collections import deque
 from collections.abc import Iterator, Mapping
-from typing import Any, NamedTuple
+from dataclasses import replace
+from typing import NamedTuple
 
-from ._classify import _internal_failure, _status_outcome
+from ._classify import _internal_failure, _status_outcome, from_status
 from ._hints import hint_for, where
-from ._outcome import Outcome, _built
+from ._outcome import AgentToolError, Outcome, _built
 from ._quote import snippet
 from ._responses import response_parts
 from ._retry_after import Clock
 from ._rules import Rules, RuleSet, layers
-from ._sdk import sdk_outcome
+from ._sdk import CREDENTIALS, SLACK, TIMEOUT, WRAPPER, carried_parts, sdk_kind, sdk_parts
+from ._shared import attr
 from ._taxonomy import Code
-from .errors import AgentToolError
 
 __all__ = [
     "MAX_CHAIN",
     "Verdict",
-    "attr",
     "chain",
+    "classify",
     "exception_text",
     "from_error",
     "is_transport",
@@ -244,14 +245,6 @@ def _verdict(tp: type) -> Verdict:
 # --- links between exceptions -----------------------------------------------------------
 
 
-def attr(obj: object, name: str) -> Any:
-    """``getattr(obj, name, None)`` that never raises (a hostile ``__getattr__``)."""
-    try:
-        return getattr(obj, name, None)
-    except Exception:
-        return None
-
-
 _MAX_MEMBERS = 8
 """Members of one exception group followed by :func:`chain`."""
 
@@ -321,19 +314,89 @@ def _carried_response(
     A carried 2xx is not decisive: the exception says the call failed after a successful
     status line (for example an error event inside a streamed 200), so the walk goes on.
     """
-    sdk = sdk_outcome(exc, now, original, rules)  # the SDK table (_sdk.py) first
+    sdk = _sdk_outcome(exc, now, original, rules)  # the SDK table (_sdk.py) first
     if sdk is not None:
         return None if sdk.ok else sdk
     response = attr(exc, "response")
     parts = response_parts(response) if response is not None else None
     if parts is None:
-        parts = response_parts(exc, exception=True)
+        parts = carried_parts(exc)
     if parts is None:
         return None
     status, headers, body = parts
     source = response if response is not None else exc  # where a status rule finds the host
     outcome = _status_outcome(status, body, headers, now, original, rules=rules, host=source)
     return None if outcome.ok else outcome
+
+
+def _sdk_outcome(
+    exc: BaseException, now: Clock, original: BaseException, rules: tuple[RuleSet, ...] = ()
+) -> Outcome[None] | None:
+    """The outcome an SDK exception carries by the table, or None when it is not in it.
+
+    Slack's ``SlackApiError`` with a 2xx is the envelope it was raised for (``ok: false``)
+    and is read by :func:`~agenterr._envelope.from_envelope`; google-auth credential errors
+    give UNAUTHORIZED (UNAVAILABLE when the library calls them retryable); a transport
+    wrapper is classified by the failure it wraps; every other row gives its
+    ``(status, headers, body)`` to the status rules.
+    """
+    kind = sdk_kind(exc)
+    if kind is None:
+        return None
+
+    if kind == SLACK:
+        response = attr(exc, "response")
+        status, headers, data = (
+            attr(response, "status_code"),
+            attr(response, "headers"),
+            attr(response, "data"),
+        )
+        if type(status) is int and 200 <= status <= 299:
+            # Loaded on first use, as the package root loads it: the envelope reader
+            # compiles its tables, and most programs never meet a Slack error.
+            from ._envelope import envelope_failure
+
+            found = envelope_failure(data, headers, now, rules)
+            if found is None:
+                return _OK
+            return replace(found.outcome, error=original)
+        return _status_outcome(status, data, headers, now, original, rules=rules, host=response)
+    if kind == CREDENTIALS:
+        return _credentials(exc, original)
+    if kind == TIMEOUT:
+        return _transport_outcome(Code.TIMEOUT, original, exc)
+    if kind == WRAPPER:
+        return _sdk_wrapped(exc, original, now, rules)
+    parts = sdk_parts(exc)
+    if parts is None:
+        return None
+    status, headers, body = parts
+    return _status_outcome(status, body, headers, now, original, rules=rules, host=exc)
+
+
+def _sdk_wrapped(
+    exc: BaseException, original: BaseException, now: Clock, rules: tuple[RuleSet, ...]
+) -> Outcome[None] | None:
+    inner = attr(exc, "inner_exception")
+    if not isinstance(inner, BaseException):
+        kwargs = attr(exc, "kwargs")
+        inner = kwargs.get("error") if isinstance(kwargs, dict) else None
+    # One level only: an inner exception that is itself in the table is not unwrapped
+    # again, so a chain of wrappers (or a cycle) costs one extra classification at most.
+    if not isinstance(inner, BaseException) or sdk_kind(inner) is not None:
+        return None
+    outcome = _from_error(inner, now, rules)
+    return replace(outcome, error=original) if outcome.failed else None
+
+
+def _credentials(exc: BaseException, original: BaseException) -> Outcome[None]:
+    code = Code.UNAVAILABLE if attr(exc, "retryable") is True else Code.UNAUTHORIZED
+    try:
+        text = str(exc)
+    except Exception:
+        text = ""
+    hint = hint_for(code, where(0, transport=True), snippet(text, 300))
+    return _built(code, hint, None, 0, original)
 
 
 _MALFORMED_HINT = (
@@ -413,6 +476,21 @@ def from_error(error: object, *, now: Clock = None, rules: Rules = None) -> Outc
         return _internal_failure(exc)
 
 
+def classify(
+    status: object = 0,
+    body: object = "",
+    error: object = None,
+    *,
+    headers: object = None,
+    now: Clock = None,
+    rules: Rules = None,
+) -> Outcome[None]:
+    """The combined entry point: a non-None ``error`` wins; otherwise status and body decide."""
+    if error is not None:
+        return from_error(error, now=now, rules=rules)
+    return from_status(status, body, headers=headers, now=now, rules=rules)
+
+
 def _from_error(error: object, now: Clock, rules: tuple[RuleSet, ...] = ()) -> Outcome[None]:
     if not isinstance(error, Exception):
         # Not an exception at all, or a BaseException that is a control signal
@@ -458,7 +536,7 @@ def _carries_response(exc: BaseException) -> bool:
     response = attr(exc, "response")
     if response is not None and response_parts(response) is not None:
         return True
-    return response_parts(exc, exception=True) is not None
+    return carried_parts(exc) is not None
 
 
 def _transport_itself(exc: BaseException) -> bool:

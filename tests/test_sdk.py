@@ -17,7 +17,8 @@ from google.protobuf import duration_pb2
 from google.rpc import error_details_pb2
 
 from agenterr import Code, classified_tool, from_error, from_response
-from agenterr._sdk import aws_body, sdk_parts
+from agenterr._responses import aws_body
+from agenterr._sdk import sdk_parts
 
 
 def _retry_info(seconds: int, nanos: int = 0) -> Any:
