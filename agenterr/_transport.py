@@ -343,7 +343,6 @@ def _sdk_outcome(
     kind = sdk_kind(exc)
     if kind is None:
         return None
-
     if kind == SLACK:
         response = attr(exc, "response")
         status, headers, data = (
@@ -391,11 +390,7 @@ def _sdk_wrapped(
 
 def _credentials(exc: BaseException, original: BaseException) -> Outcome[None]:
     code = Code.UNAVAILABLE if attr(exc, "retryable") is True else Code.UNAUTHORIZED
-    try:
-        text = str(exc)
-    except Exception:
-        text = ""
-    hint = hint_for(code, where(0, transport=True), snippet(text, 300))
+    hint = hint_for(code, where(0, transport=True), exception_text(exc))
     return _built(code, hint, None, 0, original)
 
 
