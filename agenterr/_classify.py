@@ -25,7 +25,8 @@ from ._retry_after import (
     retry_after_from_headers,
 )
 from ._rules import Rules, RuleSet, layers
-from ._signals import LONG_WAIT, server_clock
+from ._shared import BoundedCache
+from ._signals import LONG_WAIT, header_delay
 from ._status import as_status
 from ._taxonomy import Code
 
@@ -125,10 +126,8 @@ def _status_outcome(  # noqa: PLR0917 - internal, called positionally on the hot
         view = HeaderView.of(headers, _VIEW_NAMES)
         family = None
         if headers is not None and not _RETRY_NAMES.isdisjoint(view.names()):
-            # An HTTP-date is measured against the response's own clock, when it sent one.
-            clock = server_clock(view, now) if view.get("date") is not None else now
-            family = retry_after_from_headers(view, now=clock)
-        code, _, quota, retry_after, quote = refine(
+            family = header_delay(view, now)
+        code, quota, retry_after, quote = refine(
             recorded, code, body, view, family, now, rules, quota
         )
     elif headers is not None and code.retryable:
@@ -214,12 +213,10 @@ def _fast_headers(status: int, headers: dict[Any, Any]) -> Outcome[None] | None:
     if delay is None or delay > LONG_WAIT:
         return None  # a long wait may make a rate limit a quota: the refinements decide
     cached = _built(code, hint_for(code, where(status), "", delay), delay, status, None)
-    if len(_BY_HEADER) < 4096:
-        _BY_HEADER[key] = cached
-    return cached
+    return _BY_HEADER.remember(key, cached)
 
 
-_BY_HEADER: dict[tuple[int, str, str], Outcome[None]] = {}
+_BY_HEADER: BoundedCache[tuple[int, str, str], Outcome[None]] = BoundedCache(4096)
 
 
 def from_status(

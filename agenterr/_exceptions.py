@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from types import CodeType, TracebackType
 from typing import Any
 
+from ._shared import BoundedCache
 from ._transport import package_of
 from .errors import AgentToolError
 
@@ -65,8 +66,7 @@ FRAMEWORK_CONTROL_FLOW: frozenset[tuple[str, str]] = frozenset(
         ("temporalio.exceptions", "FailureError"),
     }
 )
-_CONTROL_FLOW_TYPES: dict[type, bool] = {}
-_CACHE_LIMIT = 1024
+_CONTROL_FLOW_TYPES: BoundedCache[type, bool] = BoundedCache(1024)
 
 _pass_through: tuple[type[Exception], ...] = ()
 """Exception types registered at run time to pass through as well (see below)."""
@@ -109,9 +109,7 @@ def _control_flow_type(tp: type) -> bool:
             in FRAMEWORK_CONTROL_FLOW
             for c in tp.__mro__
         )
-        if len(_CONTROL_FLOW_TYPES) < _CACHE_LIMIT:
-            _CONTROL_FLOW_TYPES[tp] = verdict
-        return verdict
+        return _CONTROL_FLOW_TYPES.remember(tp, verdict)
     except Exception:  # a hostile (unhashable, unreadable) class: not a framework's
         return False
 

@@ -26,7 +26,7 @@ from ._hints import hint_for, schema_hint, where
 from ._outcome import Outcome, _built, _succeeded
 from ._quote import clean, snippet
 from ._rules import RuleSet, layers
-from ._shared import attr
+from ._shared import BoundedCache, attr
 from ._taxonomy import Code
 from ._transport import (
     exception_text,
@@ -262,9 +262,9 @@ _RESPONSE_CLASSES = frozenset(
 )
 PLAIN: set[type] = set()
 """Result types that are neither an Outcome nor a response: returned as they are."""
-_KINDS: dict[type, int] = {}
-"""Every result type's kind, once computed (bounded like PLAIN)."""
 _PLAIN_LIMIT = 1024
+_KINDS: BoundedCache[type, int] = BoundedCache(_PLAIN_LIMIT)
+"""Every result type's kind, once computed (bounded like PLAIN)."""
 OUTCOME, RESPONSE, OTHER, AWAITABLE = 1, 2, 3, 4
 
 
@@ -284,9 +284,7 @@ def result_kind(tp: type) -> int:
         kind = OTHER
         if len(PLAIN) < _PLAIN_LIMIT:
             PLAIN.add(tp)
-    if len(_KINDS) < _PLAIN_LIMIT:
-        _KINDS[tp] = kind
-    return kind
+    return _KINDS.remember(tp, kind)
 
 
 def ok_response(response: object) -> bool:

@@ -17,6 +17,8 @@ import string
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
+from ._shared import BoundedCache, ascii_lower
+
 __all__ = [
     "REDACTED",
     "SCAN_WINDOW",
@@ -813,14 +815,6 @@ def _opened(gates: tuple[_Gate, ...], view: str, lowered: str) -> int:
     return opened
 
 
-_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
-
-
-def _ascii_lower(text: str) -> str:
-    # str.lower() also folds non-ASCII letters, and can change the length ("İ").
-    return text.lower() if text.isascii() else text.translate(_ASCII_LOWER)
-
-
 def _view(text: str) -> str:
     """What the patterns see: ``text`` with each JSON escape \\n, \\r, \\t as two spaces, so
     that a key or token after an escaped line break in a JSON string starts a word (the
@@ -831,9 +825,8 @@ def _view(text: str) -> str:
 
 
 def _redact(text: str) -> str:
-    # _view and _ascii_lower, inlined for the common text: no backslash, ASCII.
-    view = text if "\\" not in text else _view(text)
-    lowered = view.lower() if view.isascii() else _ascii_lower(view)
+    view = _view(text)
+    lowered = ascii_lower(view)
     opened = _open(view, lowered)
     while opened:
         lowest = opened & -opened  # the rules in SPEC order, visiting only the opened ones
@@ -842,7 +835,7 @@ def _redact(text: str) -> str:
         if redacted is not text:
             text = redacted
             view = _view(text)
-            lowered = _ascii_lower(view)
+            lowered = ascii_lower(view)
     return text
 
 
@@ -1103,7 +1096,7 @@ def _markup(text: str) -> bool:
     if match is None:
         return False
     root = match.group(1)
-    return root is None or f"</{root}" in text or f"</{root.lower()}" in _ascii_lower(text)
+    return root is None or f"</{root}" in text or f"</{root.lower()}" in ascii_lower(text)
 
 
 # An element whose name ends like a credential's (<Password>, <SessionToken>,
@@ -1130,12 +1123,12 @@ def _secret_element(name: str) -> bool:
     if found is None:
         local = name.rpartition(":")[2].replace("_", "").replace("-", "").replace(".", "")
         found = local.endswith(_SECRET_ELEMENT_ENDINGS)
-        if len(_SECRET_BY_NAME) < 4096 and len(name) <= 128:
-            _SECRET_BY_NAME[name] = found
+        if len(name) <= 128:
+            _SECRET_BY_NAME.remember(name, found)
     return found
 
 
-_SECRET_BY_NAME: dict[str, bool] = {}
+_SECRET_BY_NAME: BoundedCache[str, bool] = BoundedCache(4096)
 
 
 def _markup_text(text: str) -> str:

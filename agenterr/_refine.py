@@ -17,20 +17,15 @@ from ._headers import HeaderView
 from ._retry_after import Clock
 from ._rules import Rule, RuleSet
 from ._signals import (
-    LONG_WAIT,
     NO_SIGNALS,
     PLAIN_WINDOW,
     body_text,
     delay_after,
     http_verdict,
+    long_wait,
     read_signals,
 )
-from ._taxonomy import RATE_LIMITED as _RATE_LIMITED
-from ._taxonomy import TRANSIENT as _TRANSIENT
-from ._taxonomy import UNAUTHORIZED as _UNAUTHORIZED
-from ._taxonomy import UNAVAILABLE as _UNAVAILABLE
-from ._taxonomy import UNKNOWN as _UNKNOWN
-from ._taxonomy import Code
+from ._taxonomy import Class, Code
 
 __all__ = ["REFINE_HEADERS", "Refined", "refine", "status_rule"]
 
@@ -54,8 +49,6 @@ REFINE_HEADERS = frozenset(
 """Header names (lower case) the refinements read, besides the Retry-After family."""
 
 
-_new_tuple = tuple.__new__
-
 _REFERENCE_HINTS = frozenset({401, 422})
 """Statuses whose hints the reference documents: a refinement keeps their code within a class."""
 
@@ -64,7 +57,6 @@ class Refined(NamedTuple):
     """The refined reading of a failed response."""
 
     code: Code
-    rule: str | None  # SPEC anchor of the rule that moved the code, None: the table's
     quota: bool
     retry_after: float | None
     quote: str | None  # text to quote instead of the body (problem+json), or None
@@ -119,11 +111,11 @@ def refine(  # noqa: PLR0917 - internal, called positionally on the hot path
         )
         if status == 429 and verdict is not None and not verdict.quota:
             verdict = None  # a 429 is a rate limit by definition; only an exhausted quota differs
-        rule: str | None = None
+        moved = False  # whether a body rule (SPEC A.3-A.9) already moved the code
         if verdict is not None and verdict.code.class_ is not code.class_:
-            code, rule, quota = verdict.code, verdict.anchor, verdict.quota
-        elif verdict is not None and verdict.quota and code is _UNAUTHORIZED:
-            rule, quota = verdict.anchor, True  # same class, but the hint must say billing/quota
+            code, quota, moved = verdict.code, verdict.quota, True
+        elif verdict is not None and verdict.quota and code is Code.UNAUTHORIZED:
+            quota, moved = True, True  # same class, but the hint must say billing/quota
         elif (
             verdict is not None
             and not verdict.general
@@ -135,36 +127,32 @@ def refine(  # noqa: PLR0917 - internal, called positionally on the hot path
             # SlowDown RATE_LIMITED (its window then gives the delay). Specific structure only:
             # not a generic identifier (a 404 whose error.status is INVALID_ARGUMENT stays), not
             # general evidence.
-            code, rule, quota = verdict.code, verdict.anchor, verdict.quota
-        if code.class_ is not _TRANSIENT and rule is None:
+            code, quota, moved = verdict.code, verdict.quota, True
+        if code.class_ is not Class.TRANSIENT and not moved:
             if status in (400, 403):
                 # r-ratelimit-headers: a 400/403 that carries rate-limit state is a rate limit
                 remaining = view.get(_REMAINING)
                 if retry_after is not None or (
                     remaining is not None and remaining.strip(" \t") == "0"
                 ):
-                    code, rule, quota = _RATE_LIMITED, "r-ratelimit-headers", False
+                    code, quota = Code.RATE_LIMITED, False
             elif status == 409 and retry_after is not None:
                 # r-conflict-retry-after: the server says when the identical request will pass
-                code, rule, quota = _UNAVAILABLE, "r-conflict-retry-after", False
+                code, quota = Code.UNAVAILABLE, False
         if code.retryable and retry_after is None:
             retry_after = delay_after(
-                view, signals.retry_delay, now, rate_limited=code is _RATE_LIMITED
+                view, signals.retry_delay, now, rate_limited=code is Code.RATE_LIMITED
             )
-        if code is _RATE_LIMITED and retry_after is not None and retry_after > LONG_WAIT:
-            code, rule, quota, retry_after = _UNAUTHORIZED, "r-long-wait", True, None
+        code, quota, retry_after = long_wait(code, quota, retry_after)
         advice = view.get(_SHOULD_RETRY)
         if advice is not None:  # r-should-retry: the server's explicit advice has the last word
             advice = advice.strip(" \t").lower()
             if advice == "true" and not code.retryable:
-                code, rule, quota = _UNAVAILABLE, "r-should-retry", False
+                code, quota = Code.UNAVAILABLE, False
                 if retry_after is None:
                     retry_after = delay_after(view, signals.retry_delay, now, rate_limited=False)
             elif advice == "false" and code.retryable:
-                code, rule, quota = _UNKNOWN, "r-should-retry", False
-        # tuple.__new__: a NamedTuple's own __new__ is a Python function, one more call.
-        return _new_tuple(
-            Refined, (code, rule, quota, retry_after if code.retryable else None, signals.problem)
-        )
+                code, quota = Code.UNKNOWN, False
+        return Refined(code, quota, retry_after if code.retryable else None, signals.problem)
     except Exception:
-        return Refined(table, None, user_quota, family if table.retryable else None, None)
+        return Refined(table, user_quota, family if table.retryable else None, None)

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Literal, NamedTuple, TypeAlias, TypeVar
 
+from ._shared import ascii_lower
 from ._taxonomy import Code
 
 __all__ = [
@@ -184,7 +185,7 @@ class Rule:
                 raise ValueError(f"Rule: identifier {self.match!r} has no ASCII letter or digit")
         elif self.kind == "phrase":
             phrase = _text(self.match, "phrase", _MAX_PHRASE)
-            key = phrase.translate(_ASCII_LOWER)
+            key = ascii_lower(phrase)
         elif self.kind == "fragment":
             key = normalise(_text(self.match, "fragment", _MAX_IDENTIFIER))
             if not key:
@@ -260,9 +261,6 @@ class Rule:
         return cls(
             "status", status, _as_code(code), quota, None, host, source=source, reason=reason
         )
-
-
-_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
 def _field_key(path: object, value: object) -> str:

@@ -24,7 +24,7 @@ from itertools import islice
 from typing import Any
 
 from ._responses import Parts, exception_parts, response_parts, short_text
-from ._shared import attr
+from ._shared import BoundedCache, attr
 from ._status import as_status
 
 __all__ = [
@@ -247,8 +247,7 @@ SDK_TABLE: Mapping[str, Mapping[str, str]] = {
 anthropic, groq, cohere and mistralai errors need no row: their ``status_code``, ``body``,
 ``headers`` and ``response`` are read by :func:`~agenterr._responses.response_parts`."""
 
-_KINDS: dict[type, str | None] = {}
-_MAX_KINDS = 1024
+_KINDS: BoundedCache[type, str | None] = BoundedCache(1024)
 
 
 def sdk_kind(exc: object) -> str | None:
@@ -263,8 +262,7 @@ def sdk_kind(exc: object) -> str | None:
             if row is not None and cls.__name__ in row:
                 kind = row[cls.__name__]
                 break
-        if len(_KINDS) < _MAX_KINDS:
-            _KINDS[tp] = kind
+        _KINDS.remember(tp, kind)
     except Exception:
         return None  # an unhashable or hostile class is in no row
     return kind

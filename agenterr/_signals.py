@@ -30,11 +30,8 @@ from ._retry_after import (
 )
 from ._rules import ANCHORS, CONTENT_POLICY, INDEX, RANKS, RuleSet, normalise
 from ._rules import Rule as _Rule
-from ._taxonomy import AUTH as _AUTH
-from ._taxonomy import RATE_LIMITED as _RATE_LIMITED
-from ._taxonomy import SELF_CORRECTABLE as _SELF_CORRECTABLE
-from ._taxonomy import TRANSIENT as _TRANSIENT
-from ._taxonomy import Code
+from ._shared import BoundedCache, ascii_lower
+from ._taxonomy import Class, Code
 
 __all__ = [
     "LONG_WAIT",
@@ -123,7 +120,6 @@ class Signals(NamedTuple):
 
 
 NO_SIGNALS = Signals()
-_new_tuple = tuple.__new__
 _XML_CODE = re.compile(r"<Code>[ \t\n\r]*([^< \t\n\r]{1,128})[ \t\n\r]*</Code>")
 _XML_MESSAGE = re.compile(r"<Message>([^<]{0,2048})</Message>")
 _DURATION = re.compile(r"([0-9]{1,12}(?:\.[0-9]{1,9})?)s\Z")
@@ -386,18 +382,14 @@ def _from_document(document: object, problem_json: bool) -> Signals:
         elif isinstance(value, str):  # Dropbox "error_summary": "path/insufficient_space/.."
             for part in value[:PARSE_LIMIT].split("/", 4)[:4]:
                 reader.identifier(part)
-    # tuple.__new__: a NamedTuple's own __new__ is a Python function, one more call per body.
-    return _new_tuple(
-        Signals,
-        (
-            tuple(reader.identifiers),
-            tuple(reader.generic),
-            tuple(reader.messages),
-            None if reader.quota_names is None else tuple(reader.quota_names),
-            reader.retry_delay,
-            _problem_text(document) if problem_json else None,
-            document,
-        ),
+    return Signals(
+        identifiers=tuple(reader.identifiers),
+        generic=tuple(reader.generic),
+        messages=tuple(reader.messages),
+        quota_names=None if reader.quota_names is None else tuple(reader.quota_names),
+        retry_delay=reader.retry_delay,
+        problem=_problem_text(document) if problem_json else None,
+        document=document,
     )
 
 
@@ -472,7 +464,7 @@ class Verdict(NamedTuple):
         return ANCHORS[(self.code, self.quota)]
 
 
-_NORMALISED: dict[str, str] = {}
+_NORMALISED: BoundedCache[str, str] = BoundedCache(4096)
 
 
 def _key(identifier: str) -> str:
@@ -480,8 +472,7 @@ def _key(identifier: str) -> str:
     key = _NORMALISED.get(identifier)
     if key is None:
         key = normalise(identifier)
-        if len(_NORMALISED) < 4096:
-            _NORMALISED[identifier] = key
+        _NORMALISED.remember(identifier, key)
     return key
 
 
@@ -624,18 +615,12 @@ def _field_matches(document: dict[str, Any], path: str, expected: object) -> boo
     return type(value) is int and value == expected
 
 
-_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
-"""Only A-Z are lowered, so that every port finds the same phrases (Unicode case mappings
-differ between languages, and some map non-ASCII letters to ASCII ones)."""
-
-
 def _lowered(texts: Iterable[object]) -> list[str]:
     lowered = []
     for text in texts:
         if isinstance(text, str) and text:
             window = text[:SCAN_WINDOW]
-            # str.lower() is the ASCII lowering on ASCII text, and much faster than translate().
-            lowered.append(window.lower() if window.isascii() else window.translate(_ASCII_LOWER))
+            lowered.append(ascii_lower(window))
     return lowered
 
 
@@ -688,7 +673,7 @@ def quota_period(names: tuple[str, ...], has_retry_info: bool) -> Verdict:
 
 
 _LONG, _SHORT, _NONE = 2, 1, 0
-_PERIODS: dict[str, int] = {}
+_PERIODS: BoundedCache[str, int] = BoundedCache(4096)
 
 
 def _period(name: str) -> int:
@@ -703,8 +688,8 @@ def _period(name: str) -> int:
             found = _SHORT
         else:
             found = _NONE
-        if len(_PERIODS) < 4096 and len(name) <= _MAX_IDENTIFIER:
-            _PERIODS[name] = found
+        if len(name) <= _MAX_IDENTIFIER:
+            _PERIODS.remember(name, found)
     return found
 
 
@@ -737,7 +722,7 @@ def http_verdict(
     # limit (Anthropic's spend limits arrive as rate_limit_error) and yields to quota facts,
     # RetryInfo and a server that says to come back within the hour; a rate phrase counts
     # only when nothing else spoke (a ValidationException about a throttle setting).
-    if best is not None and best.code is not _RATE_LIMITED:
+    if best is not None and best.code is not Code.RATE_LIMITED:
         return best  # structure spoke; no phrase can change it (nor is lowering needed)
     lowered = _lowered(signals.messages) if signals.messages else []
     if (
@@ -864,7 +849,7 @@ def general_verdict(
     return best
 
 
-_BY_KEY: dict[str, Verdict | None] = {}
+_BY_KEY: BoundedCache[str, Verdict | None] = BoundedCache(4096)
 
 
 def _fragments_verdict(key: str) -> Verdict | None:
@@ -875,8 +860,8 @@ def _fragments_verdict(key: str) -> Verdict | None:
     best: Verdict | None = None
     for match in _GENERAL_PARTS.finditer(key):
         best = _better(_BY_FRAGMENT[match.group()], best)
-    if len(_BY_KEY) < 4096 and len(key) <= _MAX_IDENTIFIER:
-        _BY_KEY[key] = best
+    if len(key) <= _MAX_IDENTIFIER:
+        _BY_KEY.remember(key, best)
     return best
 
 
@@ -910,12 +895,16 @@ def _general_allowed(
         return False
     if status == 429:
         return verdict.quota
-    if table.class_ is _SELF_CORRECTABLE:
+    if table.class_ is Class.SELF_CORRECTABLE:
         return True
-    if table.class_ is _AUTH:
-        return verdict.code.class_ is _TRANSIENT or verdict.quota or verdict.shown in CONTENT_POLICY
-    if table.class_ is _TRANSIENT:
-        return verdict.code.class_ is _AUTH
+    if table.class_ is Class.AUTH:
+        return (
+            verdict.code.class_ is Class.TRANSIENT
+            or verdict.quota
+            or verdict.shown in CONTENT_POLICY
+        )
+    if table.class_ is Class.TRANSIENT:
+        return verdict.code.class_ is Class.AUTH
     return False
 
 

@@ -154,16 +154,6 @@ for _code, _entry in _REGISTRY.items():
     _code.retryable = _entry.retryable
 del _code, _entry
 
-# Members as module constants for the classifier's per-call path: on Python 3.11 ``Code.X``
-# goes through the enum metaclass's ``__getattr__`` hook, several times slower than a global.
-RATE_LIMITED, UNAUTHORIZED, UNAVAILABLE, UNKNOWN = (
-    Code.RATE_LIMITED,
-    Code.UNAUTHORIZED,
-    Code.UNAVAILABLE,
-    Code.UNKNOWN,
-)
-TRANSIENT, AUTH, SELF_CORRECTABLE = Class.TRANSIENT, Class.AUTH, Class.SELF_CORRECTABLE
-
 _BY_VALUE: dict[str, Code] = {c.value: c for c in Code}
 _ORDER: tuple[Code, ...] = tuple(_REGISTRY)
 

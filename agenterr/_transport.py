@@ -30,7 +30,7 @@ from ._responses import response_parts
 from ._retry_after import Clock
 from ._rules import Rules, RuleSet, layers
 from ._sdk import CREDENTIALS, SLACK, TIMEOUT, WRAPPER, carried_parts, sdk_kind, sdk_parts
-from ._shared import attr
+from ._shared import BoundedCache, attr
 from ._taxonomy import Code
 
 __all__ = [
@@ -200,8 +200,7 @@ class Verdict(NamedTuple):
 
 
 _NOTHING = Verdict(False, None)
-_VERDICTS: dict[type, Verdict] = {}
-_CACHE_LIMIT = 1024
+_VERDICTS: BoundedCache[type, Verdict] = BoundedCache(1024)
 
 
 def package_of(cls: type) -> str:
@@ -217,9 +216,7 @@ def verdict(tp: type) -> Verdict:
         if found is not None:
             return found
         found = _verdict(tp)
-        if len(_VERDICTS) < _CACHE_LIMIT:
-            _VERDICTS[tp] = found
-        return found
+        return _VERDICTS.remember(tp, found)
     except Exception:
         return _NOTHING  # an unhashable or hostile exception class is no known kind
 

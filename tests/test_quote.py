@@ -322,7 +322,8 @@ def test_folded_white_space_is_the_spec_set() -> None:
 
 def test_redaction_prefilters_are_necessary() -> None:
     """Every rule's literals occur in every text it redacts (checked on the rule examples)."""
-    from agenterr._quote import _REDACTIONS, _ascii_lower
+    from agenterr._quote import _REDACTIONS
+    from agenterr._shared import ascii_lower
 
     samples = [
         "Authorization: Bearer abcdef1234567890.xyz",
@@ -341,7 +342,7 @@ def test_redaction_prefilters_are_necessary() -> None:
         *(raw for raw, _ in NEW_SHAPES),
     ]
     for text in samples:
-        lowered = _ascii_lower(text)
+        lowered = ascii_lower(text)
         for rule in _REDACTIONS:
             if rule.apply(text, text, lowered) != text:
                 assert any(lit in lowered for lit in rule.literals), (rule.pattern.pattern, text)
@@ -417,12 +418,13 @@ def _assert_linear(function: object, units: list[str], label: str) -> None:
 
 def test_every_redaction_pattern_is_linear() -> None:
     """Each redaction pattern costs linear time on repetitions of its own fragments."""
-    from agenterr._quote import _REDACTIONS, _ascii_lower
+    from agenterr._quote import _REDACTIONS
+    from agenterr._shared import ascii_lower
 
     for index, rule in enumerate(_REDACTIONS):
         units = _adversarial(rule.literals)
         _assert_linear(
-            lambda text, r=rule: r.apply(text, text, _ascii_lower(text)), units, f"rule {index + 1}"
+            lambda text, r=rule: r.apply(text, text, ascii_lower(text)), units, f"rule {index + 1}"
         )
 
 
@@ -728,10 +730,11 @@ def test_fast_redaction_equals_the_plain_rules(parts: list[str]) -> None:
 def test_the_trigger_opens_what_every_gate_opens(parts: list[str]) -> None:
     """One search over the rare characters opens exactly the rules that testing every gate
     of SPEC 7.4's prefilters, one by one, opens."""
-    from agenterr._quote import _ALL_GATES, _ascii_lower, _open, _opened
+    from agenterr._quote import _ALL_GATES, _open, _opened
+    from agenterr._shared import ascii_lower
 
     for text in ("".join(parts), " ".join(parts)):
-        lowered = _ascii_lower(text)
+        lowered = ascii_lower(text)
         assert _open(text, lowered) == _opened(_ALL_GATES, text, lowered)
 
 
@@ -1317,12 +1320,13 @@ def test_markup_in_the_corpus_keeps_the_words_a_model_needs(case: tuple[str, str
 def test_markup_prefilter_agrees_with_the_head_pattern(text: str) -> None:
     """_markup turns away a text that starts with printable ASCII other than "<" before its
     regex runs: exactly the texts the head pattern itself rejects."""
-    from agenterr._quote import _MARKUP_HEAD, _ascii_lower, _markup
+    from agenterr._quote import _MARKUP_HEAD, _markup
+    from agenterr._shared import ascii_lower
 
     match = _MARKUP_HEAD.match(text)
     root = match.group(1) if match else None
     expected = match is not None and (
-        root is None or f"</{root}" in text or f"</{root.lower()}" in _ascii_lower(text)
+        root is None or f"</{root}" in text or f"</{root.lower()}" in ascii_lower(text)
     )
     assert _markup(text) is expected
 

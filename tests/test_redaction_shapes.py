@@ -217,19 +217,21 @@ def test_generated_text_redacts_as_the_spec_says(parts: list[str]) -> None:
 @given(st.lists(st.sampled_from(_FRAGMENTS), max_size=24))
 def test_the_trigger_opens_what_every_gate_opens(parts: list[str]) -> None:
     """The new gates (the contexts of QKEY's code, "sig", "|") keep the prefilter exact."""
-    from agenterr._quote import _ALL_GATES, _ascii_lower, _open, _opened
+    from agenterr._quote import _ALL_GATES, _open, _opened
+    from agenterr._shared import ascii_lower
 
     text = "".join(parts)
-    lowered = _ascii_lower(text)
+    lowered = ascii_lower(text)
     assert _open(text, lowered) == _opened(_ALL_GATES, text, lowered)
 
 
 def test_a_json_error_code_opens_no_key_rule() -> None:
     """'"code": 400' is in nearly every JSON error body: it must not open rule 2 (cost)."""
-    from agenterr._quote import _ascii_lower, _open
+    from agenterr._quote import _open
+    from agenterr._shared import ascii_lower
 
     for text in ('{"error":{"code":400,"message":"bad"}}', "error code=500", "the signature: bad"):
-        assert _open(text, _ascii_lower(text)) == 0, text
+        assert _open(text, ascii_lower(text)) == 0, text
 
 
 @pytest.mark.parametrize(

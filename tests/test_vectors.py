@@ -19,8 +19,9 @@ from typing import Any
 
 import pytest
 
-from agenterr import tool_result_text
+from agenterr import retry_after_from_headers, tool_result_text
 from agenterr._protocol import outcome_for_request
+from agenterr._shared import BoundedCache
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC_TEXT = (ROOT / "SPEC.md").read_text(encoding="utf-8")
@@ -183,11 +184,15 @@ def test_core_vectors_need_no_annex(monkeypatch: pytest.MonkeyPatch) -> None:
         layers: object = (),
         quota: bool = False,
     ) -> Refined:
-        return Refined(code, None, quota, retry_after if code.retryable else None, None)
+        return Refined(code, quota, retry_after if code.retryable else None, None)
 
     monkeypatch.setattr(classify_module, "refine", table_only)
-    monkeypatch.setattr(classify_module, "server_clock", lambda view, now: now)
-    monkeypatch.setattr(classify_module, "_BY_HEADER", {})
+    monkeypatch.setattr(
+        classify_module,
+        "header_delay",
+        lambda view, now: retry_after_from_headers(view, now=now),  # no Date (A.8)
+    )
+    monkeypatch.setattr(classify_module, "_BY_HEADER", BoundedCache(4096))
     for vector in VECTORS:
         if vector["part"] == "core":
             _check(vector)
