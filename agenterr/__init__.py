@@ -16,7 +16,7 @@ from ._classify import (
     schema_invalid,
     succeeded,
 )
-from ._outcome import Outcome
+from ._outcome import Failure, Outcome, Success
 from ._retry_after import RETRY_AFTER_CEILING, parse_retry_after, retry_after_from_headers
 from ._rules import Rule, RuleSet, add_rules, remove_rules
 from ._taxonomy import Class, Code, Meta, codes
@@ -37,12 +37,14 @@ __all__ = [
     "AuthToolError",
     "Class",
     "Code",
+    "Failure",
     "IndeterminateToolError",
     "Meta",
     "Outcome",
     "Rule",
     "RuleSet",
     "SelfCorrectableToolError",
+    "Success",
     "TransientToolError",
     "add_rules",
     "classified_tool",

@@ -13,7 +13,7 @@ from typing import Any
 from . import _rules as _rules_module
 from ._headers import MAX_HEADERS, HeaderView
 from ._hints import hint_for, schema_hint, where
-from ._outcome import Outcome, _built
+from ._outcome import Failure, Success, _built
 from ._quote import snippet
 from ._refine import REFINE_HEADERS, refine, status_rule
 from ._responses import response_host, response_parts
@@ -38,8 +38,8 @@ __all__ = [
     "succeeded",
 ]
 
-_OK: Outcome[None] = Outcome()
-_OK_BY_STATUS: dict[int, Outcome[None]] = {n: Outcome(status=n) for n in range(200, 300)}
+_OK: Success[None] = Success()
+_OK_BY_STATUS: dict[int, Success[None]] = {n: Success(status=n) for n in range(200, 300)}
 
 # The status table of SPEC.md, section "Status rules": explicit entries first, then the
 # rule for the rest of the status's range. Each entry's reason is in SPEC.md.
@@ -99,7 +99,7 @@ def _status_outcome(  # noqa: PLR0917 - internal, called positionally on the hot
     error: BaseException | None,
     rules: tuple[RuleSet, ...] = (),
     host: object = None,
-) -> Outcome[None]:
+) -> Success[None] | Failure:
     """``rules`` are the user rule sets in force; ``host`` is the host the response came
     from, or an object to read it from (a response) when a status rule needs it."""
     value = status if type(status) is int else as_status(status)
@@ -157,7 +157,7 @@ _VIEW_NAMES = REFINE_HEADERS | frozenset(RETRY_HEADERS)
 
 
 # Outcomes without body or headers are the same every time: build them once.
-_PLAIN: dict[int, Outcome[None]] = {
+_PLAIN: dict[int, Success[None] | Failure] = {
     s: _status_outcome(s, "", None, None, None) for s in range(100, 600)
 }
 
@@ -169,7 +169,7 @@ _WATCHED = frozenset(RETRY_HEADERS) | _BAIL
 _WATCHED_LENS = frozenset(len(n) for n in _WATCHED)
 
 
-def _fast_headers(status: int, headers: dict[Any, Any]) -> Outcome[None] | None:
+def _fast_headers(status: int, headers: dict[Any, Any]) -> Success[None] | Failure | None:
     """The outcome for a body-less status with a plain dict of headers, or None to fall back.
 
     Handles the common shape only (no refinement header, at most one Retry-After-like
@@ -216,7 +216,7 @@ def _fast_headers(status: int, headers: dict[Any, Any]) -> Outcome[None] | None:
     return _BY_HEADER.remember(key, cached)
 
 
-_BY_HEADER: BoundedCache[tuple[int, str, str], Outcome[None]] = BoundedCache(4096)
+_BY_HEADER: BoundedCache[tuple[int, str, str], Failure] = BoundedCache(4096)
 
 
 def from_status(
@@ -226,7 +226,7 @@ def from_status(
     headers: object = None,
     now: Clock = None,
     rules: Rules = None,
-) -> Outcome[None]:
+) -> Success[None] | Failure:
     """Classify a tool call by its HTTP status.
 
     ``body`` (text, bytes, parsed JSON, or None) is quoted in the hint after cleaning;
@@ -260,7 +260,9 @@ def from_status(
         return _internal_failure(exc)
 
 
-def from_response(response: object, *, now: Clock = None, rules: Rules = None) -> Outcome[None]:
+def from_response(
+    response: object, *, now: Clock = None, rules: Rules = None
+) -> Success[None] | Failure:
     """Classify a response object from httpx, httpx2, requests, aiohttp or urllib.
 
     Reads the status, the headers (case-insensitively) and at most a small prefix of a body
@@ -271,7 +273,9 @@ def from_response(response: object, *, now: Clock = None, rules: Rules = None) -
     return response_outcome(response, now, layers(rules))
 
 
-def response_outcome(response: object, now: Clock, rules: tuple[RuleSet, ...]) -> Outcome[None]:
+def response_outcome(
+    response: object, now: Clock, rules: tuple[RuleSet, ...]
+) -> Success[None] | Failure:
     """:func:`from_response` with the user rule sets already in force."""
     try:
         parts = response_parts(response)
@@ -283,7 +287,7 @@ def response_outcome(response: object, now: Clock, rules: tuple[RuleSet, ...]) -
         return _internal_failure(exc)
 
 
-def schema_invalid(*problems: object) -> Outcome[None]:
+def schema_invalid(*problems: object) -> Failure:
     """A SCHEMA_INVALID outcome listing validation problems, for a pre-flight check.
 
     Bring your own validator and pass its messages, as arguments or as one list or tuple
@@ -293,14 +297,14 @@ def schema_invalid(*problems: object) -> Outcome[None]:
     try:
         if len(problems) == 1 and isinstance(problems[0], (list, tuple)):
             problems = tuple(problems[0])
-        return Outcome(Code.SCHEMA_INVALID, schema_hint(problems))
+        return Failure(Code.SCHEMA_INVALID, schema_hint(problems))
     except Exception:  # a hostile problem object: the generic pre-flight hint
-        return Outcome(Code.SCHEMA_INVALID, schema_hint(()))
+        return Failure(Code.SCHEMA_INVALID, schema_hint(()))
 
 
 _UNKNOWN_HINT = hint_for(Code.UNKNOWN, where(0, transport=True))
 
 
-def _internal_failure(exc: Exception) -> Outcome[None]:
+def _internal_failure(exc: Exception) -> Failure:
     """UNKNOWN for an input that defeated every guard (a hostile object): never raised."""
-    return Outcome(Code.UNKNOWN, _UNKNOWN_HINT, None, 0, None, exc)
+    return Failure(Code.UNKNOWN, _UNKNOWN_HINT, None, 0, None, exc)

@@ -31,7 +31,7 @@ from ._classify import _status_outcome as status_outcome
 from ._headers import HeaderView
 from ._hints import hint_for
 from ._hints import where as http_where
-from ._outcome import Outcome, _built
+from ._outcome import Failure, Outcome, Success, _built
 from ._quote import SCAN_WINDOW, snippet
 from ._responses import in_memory_body
 from ._retry_after import Clock
@@ -115,7 +115,7 @@ class _Failure(NamedTuple):
 class _Found(NamedTuple):
     """An envelope's result: the Outcome and the ``{where}`` of its hint."""
 
-    outcome: Outcome[None]
+    outcome: Failure
     where: str
 
 
@@ -124,7 +124,7 @@ class _Found(NamedTuple):
 
 def from_envelope(
     payload: object, *, headers: object = None, now: Clock = None, rules: Rules = None
-) -> Outcome[None]:
+) -> Success[None] | Failure:
     """The failure an envelope inside a successful response reports, or an ok Outcome.
 
     ``payload`` is text, bytes, parsed JSON (dict or list), an MCP ``CallToolResult``
@@ -181,7 +181,7 @@ def envelope_failure(
         return _Found(_internal_failure(exc), " (no HTTP response)")
 
 
-_OK: Outcome[None] = Outcome()
+_OK: Success[None] = Success()
 
 
 def _envelope(payload: object, headers: object, now: Clock, scopes: _Scopes) -> _Found | None:
@@ -190,9 +190,10 @@ def _envelope(payload: object, headers: object, now: Clock, scopes: _Scopes) -> 
         response = _response(payload)
         if response is not None:
             status, response_headers, body = response
-            if not 200 <= status <= 299:
+            if not 200 <= status <= 299:  # the status decides (only a 2xx succeeds)
                 outcome = response_outcome(payload, now, scopes)
-                return _Found(outcome, http_where(outcome.status))
+                if isinstance(outcome, Failure):
+                    return _Found(outcome, http_where(outcome.status))
             payload = body
             if headers is None:
                 headers = response_headers
@@ -208,7 +209,7 @@ def _envelope(payload: object, headers: object, now: Clock, scopes: _Scopes) -> 
     return _Found(_outcome(failure, view, now), failure.where)
 
 
-def _outcome(failure: _Failure, view: HeaderView | None, now: Clock) -> Outcome[None]:
+def _outcome(failure: _Failure, view: HeaderView | None, now: Clock) -> Failure:
     code, quota = failure.code, failure.quota
     retry_after: float | None = None
     if code.retryable:
@@ -411,7 +412,8 @@ def _bulk(entries: object, scopes: _Scopes) -> _Found | None:
             error = item.get("error")
             if status is not None and 400 <= status <= 599 and error is not None:
                 outcome = status_outcome(status, error, None, None, None, rules=scopes)
-                return _Found(outcome, " (bulk item error)")
+                if isinstance(outcome, Failure):  # a 4xx/5xx always is
+                    return _Found(outcome, " (bulk item error)")
     return None
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field, fields
-from typing import Any, Generic, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, NoReturn, TypeVar, overload
 
 from ._hints import MAX_PROBLEMS, hint_for, schema_hint, where
 from ._quote import SCAN_WINDOW, snippet
@@ -17,14 +17,17 @@ from ._taxonomy import Class, Code
 __all__ = [
     "AgentToolError",
     "AuthToolError",
+    "Failure",
     "IndeterminateToolError",
     "Outcome",
     "SelfCorrectableToolError",
+    "Success",
     "TransientToolError",
     "error_for",
 ]
 
 T_co = TypeVar("T_co", covariant=True)
+V = TypeVar("V")
 
 _WIRE_KEYS = ("ok", "code", "class", "retryable", "llm_hint", "retry_after_seconds", "status")
 
@@ -37,13 +40,17 @@ class Outcome(Generic[T_co]):
     and ``class_`` tells self-correctable failures from auth and unknown ones. ``class_``,
     ``retryable`` and ``ok`` are derived from ``code``, so they can never disagree with it.
 
+    Every outcome is one of two kinds, :class:`Success` or :class:`Failure`; ``Outcome(...)``
+    builds the right one from ``code``. The classifiers and the decorator are typed as
+    returning ``Success[T] | Failure``, so a type checker narrows on the obvious branches:
+    after ``if out.ok: return``, ``out.code``, ``out.class_`` are a :class:`Code` and a
+    :class:`Class`, and :meth:`unwrap` on a success is typed ``T``. mypy narrows on
+    ``if out.ok`` and ``if not out.ok``; pyright narrows a union on a literal member only
+    through ``is``/``==`` (by design, microsoft/pyright#6113), so there write
+    ``if out.ok is True``, ``if out.code is None`` or ``isinstance(out, Failure)``.
+
     Build failures with :meth:`failure` (or the classifiers) and successes with
     :meth:`success`.
-
-    Type checkers narrow :attr:`code`, not :attr:`ok`: after ``if out.code is None`` (a
-    success) the other branches see ``out.code`` as a :class:`Code`, so
-    ``out.code.value`` and ``out.code.class_`` need no cast. ``ok``, ``retryable`` and
-    ``class_`` read the same facts for branches that do not touch the code.
 
     Every instance holds these invariants, checked when it is built (``ValueError`` or
     ``TypeError`` otherwise, naming the field), so whatever consumes an Outcome (a retry
@@ -77,6 +84,15 @@ class Outcome(Generic[T_co]):
     error: BaseException | None = field(default=None, compare=False, repr=False)
     """The exception that was classified, if any (never serialised, not pickled)."""
 
+    def __new__(cls, code: Code | None = None, *args: Any, **kwargs: Any) -> Outcome[Any]:
+        # Outcome(...) itself picks the kind; Success(...) and Failure(...) are what they say
+        # (and __init__ rejects a code that does not fit them).
+        kind = cls
+        if cls is Outcome:
+            kind = Failure if code is not None else Success
+        instance: Outcome[Any] = object.__new__(kind)
+        return instance
+
     def __init__(  # noqa: PLR0917 - the dataclass field order, as before
         self,
         code: Code | None = None,
@@ -99,11 +115,15 @@ class Outcome(Generic[T_co]):
                 raise TypeError(f"status: must be an int, got {type(status).__name__}")
             status = int(status)  # an IntEnum such as http.HTTPStatus: store the number
         if code is None:
+            if isinstance(self, Failure):
+                raise ValueError("code: a Failure needs a Code")
             if status and not 200 <= status <= 299:
                 raise ValueError(f"status: a success carries 0 or a 2xx status, got {status}")
             if llm_hint or retry_after is not None:
                 raise ValueError("llm_hint, retry_after: a success carries neither")
         else:
+            if isinstance(self, Success):
+                raise ValueError("code: a Success carries no code")
             if status and not (100 <= status <= 199 or 300 <= status <= 599):
                 raise ValueError(
                     f"status: a failure carries 0 or a non-2xx status from 100 to 599, got {status}"
@@ -146,28 +166,41 @@ class Outcome(Generic[T_co]):
         """True for transient failures only."""
         return self.code is not None and self.code.retryable
 
-    @classmethod
-    def success(cls, value: T_co | None = None, *, status: int = 0) -> Outcome[T_co]:
+    @overload
+    @staticmethod
+    def success(*, status: int = 0) -> Success[None]: ...
+    @overload
+    @staticmethod
+    def success(value: V, *, status: int = 0) -> Success[V]: ...
+    @staticmethod
+    def success(value: Any = None, *, status: int = 0) -> Success[Any]:
         """An ok outcome carrying the tool's return value (and the 2xx ``status``, if any)."""
-        return cls(value=value, status=status)
+        return Success(value=value, status=status)
 
-    @classmethod
+    @staticmethod
     def failure(
-        cls,
         code: Code | str,
         llm_hint: str | None = None,
         *,
         status: int = 0,
         retry_after: float | None = None,
         error: BaseException | None = None,
-    ) -> Outcome[T_co]:
+    ) -> Failure:
         """A failed outcome; ``llm_hint`` defaults to the code's standard hint.
 
-        Normalised as the classifiers do: an unrecognised code string becomes ``UNKNOWN``;
-        ``retry_after`` is kept only for transient codes, finite and non-negative, clamped
-        to the ceiling; ``status`` is kept only when it is a non-2xx status from 100 to 599.
+        ``code`` is a :class:`Code` or its exact name: any other value raises ``ValueError``
+        (a typo must not quietly become ``UNKNOWN``; reading the wire with
+        :meth:`Code.parse` or :meth:`from_dict` stays lenient as SPEC.md says). Normalised as
+        the classifiers do: ``retry_after`` is kept only for transient codes, finite and
+        non-negative, clamped to the ceiling; ``status`` is kept only when it is a non-2xx
+        status from 100 to 599.
         """
-        parsed = code if isinstance(code, Code) else Code.parse(code)
+        if isinstance(code, Code):
+            parsed = code
+        elif type(code) is str and code in Code.__members__:
+            parsed = Code(code)
+        else:
+            raise ValueError(f"code: {_echo(code)} is not one of {', '.join(Code)}")
         if retry_after is not None:
             if not parsed.retryable or not math.isfinite(retry_after) or retry_after < 0:
                 retry_after = None
@@ -183,7 +216,7 @@ class Outcome(Generic[T_co]):
             else:
                 place = where(recorded, transport=recorded == 0)
                 llm_hint = hint_for(parsed, place, "", retry_after)
-        return cls(parsed, llm_hint, retry_after, recorded, None, error)
+        return Failure(parsed, llm_hint, retry_after, recorded, None, error)
 
     def __str__(self) -> str:
         if self.code is None:
@@ -241,8 +274,8 @@ class Outcome(Generic[T_co]):
         separators = (",", ":") if indent is None else None
         return json.dumps(self.to_dict(), ensure_ascii=False, indent=indent, separators=separators)
 
-    @classmethod
-    def from_dict(cls, data: object) -> Outcome[Any]:
+    @staticmethod
+    def from_dict(data: object) -> Success[None] | Failure:
         """Read the wire form back. Raises ``ValueError`` naming the first bad field.
 
         Unknown keys are ignored so newer writers stay readable; ``class`` and ``retryable``
@@ -267,7 +300,7 @@ class Outcome(Generic[T_co]):
             retryable = get("retryable")
             if retryable is not None and retryable is not False:
                 raise ValueError("retryable: must be false when ok is true")
-            return cls()
+            return Success()
         raw_code = get("code")
         if type(raw_code) is not str or raw_code not in Code.__members__:
             raise ValueError(f"code: {_echo(raw_code)} is not one of {', '.join(Code)}")
@@ -299,26 +332,68 @@ class Outcome(Generic[T_co]):
             status == 0 or 100 <= status <= 199 or 300 <= status <= 599
         ):
             raise ValueError("status: must be 0 or a non-2xx integer from 100 to 599")
-        return cls(code, hint, None if seconds is None else float(seconds), status)
+        return Failure(code, hint, None if seconds is None else float(seconds), status)
 
-    def raise_for_failure(self) -> Outcome[T_co]:
+    def raise_for_failure(self) -> Success[T_co]:
         """Return ``self`` when ok; otherwise raise the typed error for this outcome's class.
 
         The error is chained from :attr:`error` when the outcome came from an exception.
         """
-        if self.code is not None:
+        if not isinstance(self, Success):
             _raise(self)
         return self
 
-    def unwrap(self) -> T_co | None:
+    def unwrap(self) -> T_co:
         """The success value, or raise as :meth:`raise_for_failure` does."""
-        if self.code is not None:
-            _raise(self)
-        return self.value
+        return self.raise_for_failure().value
 
     def __reduce__(self) -> tuple[Any, ...]:
         # The original exception is process-local (tracebacks, sockets): never pickled.
         return (Outcome, (self.code, self.llm_hint, self.retry_after, self.status, self.value))
+
+
+class Success(Outcome[T_co]):
+    """An attempt that succeeded: ``ok`` is true, ``code`` is ``None``, :attr:`value` is the
+    tool's return value and ``status`` 0 or the 2xx that produced it."""
+
+    __slots__ = ()
+    if TYPE_CHECKING:  # what the type checker knows of a success; the slots are Outcome's
+        code: None
+        value: T_co
+
+        @property
+        def ok(self) -> Literal[True]: ...
+        @property
+        def failed(self) -> Literal[False]: ...
+        @property
+        def class_(self) -> None: ...
+        @property
+        def retryable(self) -> Literal[False]: ...
+
+
+class Failure(Outcome[NoReturn]):
+    """An attempt that failed: ``code`` is a :class:`Code` (so ``class_`` is a
+    :class:`Class`), ``llm_hint`` the text for the model, ``value`` ``None``."""
+
+    __slots__ = ()
+    if TYPE_CHECKING:
+        code: Code
+        value: None
+
+        @property
+        def ok(self) -> Literal[False]: ...
+        @property
+        def failed(self) -> Literal[True]: ...
+        @property
+        def class_(self) -> Class: ...
+
+    def raise_for_failure(self) -> NoReturn:
+        """Raise the typed error for this failure's class (chained from :attr:`error`)."""
+        _raise(self)
+
+    def unwrap(self) -> NoReturn:
+        """Raise as :meth:`raise_for_failure` does: a failure has no value."""
+        _raise(self)
 
 
 _quote = json.encoder.encode_basestring
@@ -353,11 +428,11 @@ def _built(
     retry_after: float | None,
     status: int,
     error: BaseException | None,
-) -> Outcome[None]:
+) -> Failure:
     """A failure the classifiers built, without the constructor's checks: its hint is a
     template around quotes that already passed the gate, its delay was parsed and bounded,
     its status checked. Internal: nothing from outside comes through here."""
-    outcome: Outcome[None] = _new(Outcome)
+    outcome: Failure = _new(Failure)
     _SET_CODE(outcome, code)
     _SET_HINT(outcome, hint)
     _SET_RETRY_AFTER(outcome, retry_after if code.retryable else None)
@@ -367,10 +442,10 @@ def _built(
     return outcome
 
 
-def _succeeded(value: Any) -> Outcome[Any]:
+def _succeeded(value: V) -> Success[V]:
     """``Outcome.success(value)`` without the frozen ``__init__``, which goes through
     ``object.__setattr__`` per field: the decorator's Outcome mode builds one per call."""
-    outcome: Outcome[Any] = _new(Outcome)
+    outcome: Success[V] = _new(Success)
     _SET_CODE(outcome, None)
     _SET_HINT(outcome, "")
     _SET_RETRY_AFTER(outcome, None)
@@ -456,7 +531,7 @@ def _raise(outcome: Outcome[Any]) -> NoReturn:
     raise error_for(outcome) from outcome.error
 
 
-Outcome.__module__ = "agenterr"
+Outcome.__module__ = Success.__module__ = Failure.__module__ = "agenterr"
 
 
 # --- the typed errors ------------------------------------------------------------------
@@ -465,10 +540,10 @@ Outcome.__module__ = "agenterr"
 class AgentToolError(Exception):
     """A classified tool-call failure. ``str()`` is the outcome's log form and its hint."""
 
-    outcome: Outcome[Any]
+    outcome: Failure
 
     def __init__(self, outcome: Outcome[Any]) -> None:
-        if not isinstance(outcome, Outcome) or outcome.ok:
+        if not isinstance(outcome, Failure):
             raise ValueError("AgentToolError needs a failed Outcome")
         super().__init__(outcome)
         self.outcome = outcome
@@ -476,7 +551,6 @@ class AgentToolError(Exception):
     @property
     def code(self) -> Code:
         """The failure code (never ``None``: an error is always a failure)."""
-        assert self.outcome.code is not None
         return self.outcome.code
 
     @property

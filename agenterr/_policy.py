@@ -412,9 +412,9 @@ class Policy:
         if invalid is not None:
             return replace(schema_invalid(*invalid), error=exc)
         if is_transport(exc):
-            outcome = from_error(exc, rules=self.rules)
-            if outcome.failed:
-                return self.guard(outcome, exc)
+            transported = from_error(exc, rules=self.rules)
+            if transported.failed:
+                return self.guard(transported, exc)
         return bug(exc, self.expose_errors)
 
     def guard(self, outcome: Outcome[Any], exc: BaseException | None) -> Outcome[Any]:

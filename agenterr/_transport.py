@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 from ._classify import _internal_failure, _status_outcome, from_status
 from ._hints import hint_for, where
-from ._outcome import AgentToolError, Outcome, _built
+from ._outcome import AgentToolError, Failure, Success, _built
 from ._quote import snippet
 from ._responses import response_parts
 from ._retry_after import Clock
@@ -46,7 +46,7 @@ __all__ = [
     "verdict",
 ]
 
-_OK: Outcome[None] = Outcome()
+_OK: Success[None] = Success()
 
 MAX_CHAIN = 64
 """Exceptions visited by one walk (causes, contexts, wrapped errors, group members)."""
@@ -305,7 +305,7 @@ def chain(error: BaseException) -> Iterator[BaseException]:
 
 def _carried_response(
     exc: BaseException, now: Clock, original: BaseException, rules: tuple[RuleSet, ...] = ()
-) -> Outcome[None] | None:
+) -> Failure | None:
     """The outcome of the HTTP response an exception carries, if it carries a failed one.
 
     A carried 2xx is not decisive: the exception says the call failed after a successful
@@ -328,7 +328,7 @@ def _carried_response(
 
 def _sdk_outcome(
     exc: BaseException, now: Clock, original: BaseException, rules: tuple[RuleSet, ...] = ()
-) -> Outcome[None] | None:
+) -> Success[None] | Failure | None:
     """The outcome an SDK exception carries by the table, or None when it is not in it.
 
     Slack's ``SlackApiError`` with a 2xx is the envelope it was raised for (``ok: false``)
@@ -372,7 +372,7 @@ def _sdk_outcome(
 
 def _sdk_wrapped(
     exc: BaseException, original: BaseException, now: Clock, rules: tuple[RuleSet, ...]
-) -> Outcome[None] | None:
+) -> Failure | None:
     inner = attr(exc, "inner_exception")
     if not isinstance(inner, BaseException):
         kwargs = attr(exc, "kwargs")
@@ -382,10 +382,10 @@ def _sdk_wrapped(
     if not isinstance(inner, BaseException) or sdk_kind(inner) is not None:
         return None
     outcome = _from_error(inner, now, rules)
-    return replace(outcome, error=original) if outcome.failed else None
+    return replace(outcome, error=original) if isinstance(outcome, Failure) else None
 
 
-def _credentials(exc: BaseException, original: BaseException) -> Outcome[None]:
+def _credentials(exc: BaseException, original: BaseException) -> Failure:
     code = Code.UNAVAILABLE if attr(exc, "retryable") is True else Code.UNAUTHORIZED
     hint = hint_for(code, where(0, transport=True), exception_text(exc))
     return _built(code, hint, None, 0, original)
@@ -430,9 +430,7 @@ def foreign_kind(exc: BaseException) -> str | None:
     return None
 
 
-def _transport_outcome(
-    code: Code, original: BaseException, decisive: BaseException
-) -> Outcome[None]:
+def _transport_outcome(code: Code, original: BaseException, decisive: BaseException) -> Failure:
     if code is Code.INVALID_REQUEST or code is Code.UNKNOWN:
         # The client's own words name what a human must fix (the URL, the certificate).
         detail = exception_text(decisive)
@@ -448,7 +446,7 @@ _TRANSPORT_HINTS = {
 }
 
 
-def from_error(error: object, *, now: Clock = None, rules: Rules = None) -> Outcome[None]:
+def from_error(error: object, *, now: Clock = None, rules: Rules = None) -> Success[None] | Failure:
     """Classify an exception from a tool call's transport (no HTTP response, usually).
 
     ``None`` gives an ok Outcome. An :class:`~agenterr.AgentToolError` gives its own
@@ -476,14 +474,16 @@ def classify(
     headers: object = None,
     now: Clock = None,
     rules: Rules = None,
-) -> Outcome[None]:
+) -> Success[None] | Failure:
     """The combined entry point: a non-None ``error`` wins; otherwise status and body decide."""
     if error is not None:
         return from_error(error, now=now, rules=rules)
     return from_status(status, body, headers=headers, now=now, rules=rules)
 
 
-def _from_error(error: object, now: Clock, rules: tuple[RuleSet, ...] = ()) -> Outcome[None]:
+def _from_error(
+    error: object, now: Clock, rules: tuple[RuleSet, ...] = ()
+) -> Success[None] | Failure:
     if not isinstance(error, Exception):
         # Not an exception at all, or a BaseException that is a control signal
         # (cancellation, KeyboardInterrupt, SystemExit), not a failed call: never retryable.
@@ -492,7 +492,7 @@ def _from_error(error: object, now: Clock, rules: tuple[RuleSet, ...] = ()) -> O
     for exc in chain(error):
         if isinstance(exc, AgentToolError):
             carried_outcome = attr(exc, "outcome")
-            if isinstance(carried_outcome, Outcome) and carried_outcome.failed:
+            if isinstance(carried_outcome, Failure):
                 return carried_outcome
         carried = _carried_response(exc, now, error, rules)
         if carried is not None:

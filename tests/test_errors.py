@@ -42,7 +42,7 @@ def test_convenience_properties() -> None:
     err = error_for(from_status(429, "slow", headers={"Retry-After": "4"}))
     assert err.retry_after == 4.0 and err.status == 429 and err.code is Code.RATE_LIMITED
     assert str(err).startswith("RATE_LIMITED class=transient status=429 retry_after=4s: ")
-    assert repr(err).startswith("TransientToolError(Outcome(")
+    assert repr(err).startswith("TransientToolError(Failure(")
 
 
 def test_needs_a_failed_outcome() -> None:

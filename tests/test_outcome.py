@@ -12,9 +12,11 @@ from agenterr import (
     AuthToolError,
     Class,
     Code,
+    Failure,
     IndeterminateToolError,
     Outcome,
     SelfCorrectableToolError,
+    Success,
     TransientToolError,
     from_error,
     from_status,
@@ -85,7 +87,6 @@ def test_failure_constructor_defaults() -> None:
     assert out.retry_after == 2.0
     assert Outcome.failure(Code.NOT_FOUND, retry_after=5).retry_after is None
     assert Outcome.failure(Code.TIMEOUT, retry_after=float("nan")).retry_after is None
-    assert Outcome.failure("WHATEVER").code is Code.UNKNOWN
     assert Outcome.failure("TIMEOUT", "custom").llm_hint == "custom"
     assert Outcome.failure(Code.SCHEMA_INVALID).llm_hint == schema_invalid().llm_hint
 
@@ -95,7 +96,7 @@ def test_log_form() -> None:
     out = from_status(503, headers={"Retry-After": "1.5"})
     assert str(out) == "UNAVAILABLE class=transient status=503 retry_after=1.5s"
     assert str(from_error(TimeoutError())) == "TIMEOUT class=transient"
-    assert repr(out).startswith("Outcome(code=<Code.UNAVAILABLE: 'UNAVAILABLE'>")
+    assert repr(out).startswith("Failure(code=<Code.UNAVAILABLE: 'UNAVAILABLE'>")
 
 
 def test_wire_json_key_order_and_omission() -> None:
@@ -250,3 +251,86 @@ def test_class_enum_on_outcome() -> None:
         case _:
             matched = False
     assert matched
+
+
+# --- the two kinds: Success and Failure ---------------------------------------------------
+
+
+def test_outcome_constructor_picks_the_kind_by_code() -> None:
+    """Outcome(...) builds a Failure when given a code and a Success otherwise."""
+    failed = Outcome(Code.TIMEOUT, "slow")
+    ok = Outcome(value=3, status=201)
+    assert type(failed) is Failure and isinstance(failed, Outcome) and failed.failed
+    assert type(ok) is Success and isinstance(ok, Outcome) and ok.ok and ok.value == 3
+    assert type(Outcome.success()) is Success and type(Outcome.failure(Code.TIMEOUT)) is Failure
+
+
+@pytest.mark.parametrize(
+    ("build", "message"),
+    [
+        (Failure, "code"),
+        (lambda: Failure(None, "hint"), "code"),
+        (lambda: Success(Code.TIMEOUT, "hint"), "code"),
+    ],
+)
+def test_a_kind_rejects_the_other_kinds_code(build: Any, message: str) -> None:
+    """Failure needs a code and Success must not have one: a clear ValueError, not a hybrid."""
+    with pytest.raises(ValueError, match=message):
+        build()
+
+
+def test_replace_keeps_the_kind_and_its_rule() -> None:
+    """dataclasses.replace builds the same kind again, so it cannot strip a failure's code."""
+    failed = from_status(503)
+    assert type(replace(failed, status=502)) is Failure
+    with pytest.raises(ValueError, match="code"):
+        replace(failed, code=None)
+
+
+def test_every_classifier_returns_one_of_the_two_kinds() -> None:
+    """Classifiers, wire reading and pickling all hand back Success or Failure, never a bare
+    Outcome."""
+    for out in (
+        from_status(200),
+        from_status(429),
+        from_error(TimeoutError("x")),
+        schema_invalid("missing q"),
+        Outcome.from_dict({"ok": False, "code": "RATE_LIMITED", "llm_hint": "wait"}),
+        Outcome.from_dict({"ok": True}),
+        pickle.loads(pickle.dumps(from_status(404))),
+        pickle.loads(pickle.dumps(Outcome.success(1))),
+    ):
+        assert type(out) is (Failure if out.code is not None else Success)
+
+
+@pytest.mark.parametrize("name", ["BOGUS", "timeout", "", 3, None])
+def test_failure_rejects_an_unknown_code_name(name: Any) -> None:
+    """A typo in Outcome.failure is a ValueError naming the codes, not a silent UNKNOWN."""
+    with pytest.raises(ValueError, match="RATE_LIMITED"):
+        Outcome.failure(name)
+
+
+def test_failure_accepts_a_code_or_its_exact_name() -> None:
+    assert Outcome.failure("TIMEOUT") == Outcome.failure(Code.TIMEOUT)
+
+
+def test_failure_unwrap_raises_and_success_unwrap_returns() -> None:
+    assert Outcome.success("v").unwrap() == "v"
+    assert Outcome.success("v").raise_for_failure().value == "v"
+    with pytest.raises(TransientToolError):
+        from_status(503).unwrap()
+
+
+def test_typed_errors_carry_a_failure() -> None:
+    """An AgentToolError holds a Failure; a Success is refused."""
+    err = TransientToolError(from_status(503))
+    assert type(err.outcome) is Failure
+    with pytest.raises(ValueError, match="failed Outcome"):
+        TransientToolError(Outcome.success())
+
+
+def test_kinds_repr_and_module() -> None:
+    """Both kinds are public names of the package, and repr says which one it is."""
+    assert Success.__module__ == Failure.__module__ == Outcome.__module__ == "agenterr"
+    assert repr(from_status(404)).startswith("Failure(code=<Code.NOT_FOUND")
+    assert repr(Outcome.success(1)).startswith("Success(code=None")

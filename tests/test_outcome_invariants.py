@@ -23,7 +23,9 @@ from temporalio.exceptions import ApplicationError
 
 from agenterr import (
     Code,
+    Failure,
     Outcome,
+    Success,
     TransientToolError,
     from_status,
     schema_invalid,
@@ -345,4 +347,5 @@ def test_the_internal_builders_build_what_the_constructor_builds(
     hint = "Retry the identical call."
     built = _built(code, hint, delay, status, None)
     assert built == Outcome(code, hint, delay, status)
-    assert type(built) is Outcome and built.error is None and built.value is None
+    assert type(built) is Failure and built.error is None and built.value is None
+    assert type(_succeeded(value)) is Success

@@ -29,7 +29,7 @@ import json
 from collections.abc import Callable, Coroutine
 from typing import Any, ParamSpec, TypeVar, overload
 
-from .. import Outcome, schema_invalid
+from .. import Failure, Outcome, Success, schema_invalid
 from .._adapter import failure_outcome, validation_problems, wrap_tool
 from ._require import require
 from .openai import tool_result_text
@@ -79,9 +79,11 @@ def _arguments(text: object) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
+# An async tool's type must name the union the decorator returns: given a second overload
+# for ``Coroutine[..., Outcome[T]]`` as well, mypy finds the call ambiguous and answers Any.
 @overload
 def unwrap_outcome(
-    fn: Callable[P, Coroutine[Any, Any, Outcome[T]]], /
+    fn: Callable[P, Coroutine[Any, Any, Success[T] | Failure]], /
 ) -> Callable[P, Coroutine[Any, Any, T]]: ...
 @overload
 def unwrap_outcome(fn: Callable[P, Outcome[T]], /) -> Callable[P, T]: ...

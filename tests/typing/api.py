@@ -8,7 +8,7 @@ from typing import Any, assert_type
 
 import httpx
 
-from agenterr import Code, Outcome, TransientToolError, classified_tool
+from agenterr import Code, Failure, Outcome, Success, TransientToolError, classified_tool
 from agenterr.integrations.openai_agents import unwrap_outcome
 from agenterr.integrations.temporal import classified_activity
 
@@ -20,7 +20,7 @@ def get_user(user_id: int, *, verbose: bool = False) -> dict[str, str]:
     return {}
 
 
-assert_type(get_user(1), Outcome[dict[str, str]])
+assert_type(get_user(1), Success[dict[str, str]] | Failure)
 assert_type(get_user(1, verbose=True).value, dict[str, str] | None)
 
 
@@ -29,7 +29,7 @@ def called_form(x: str) -> int:
     return 0
 
 
-assert_type(called_form("a"), Outcome[int])
+assert_type(called_form("a"), Success[int] | Failure)
 
 
 @classified_tool(errors={KeyError: Code.NOT_FOUND}, expose_errors=True, idempotent=False)
@@ -37,7 +37,7 @@ def with_options(x: str) -> None:
     return None
 
 
-assert_type(with_options("a"), Outcome[None])
+assert_type(with_options("a"), Success[None] | Failure)
 
 
 @classified_tool(envelopes=True)
@@ -45,7 +45,7 @@ def post_message(channel: str) -> dict[str, object]:
     return {"ok": True}
 
 
-assert_type(post_message("C1"), Outcome[dict[str, object]])
+assert_type(post_message("C1"), Success[dict[str, object]] | Failure)
 
 
 def on_failure(name: str, outcome: Outcome[Any], exc: BaseException | None) -> None:
@@ -63,13 +63,13 @@ async def fetch(url: str) -> httpx.Response:
 
 def fetch_is_a_coroutine() -> None:
     pending = fetch("u")
-    _ = assert_type(pending, Coroutine[Any, Any, Outcome[httpx.Response]])
+    _ = assert_type(pending, Coroutine[Any, Any, Success[httpx.Response] | Failure])
     pending.close()
 
 
 async def use_fetch() -> None:
     outcome = await fetch("https://example.test")
-    assert_type(outcome, Outcome[httpx.Response])
+    assert_type(outcome, Success[httpx.Response] | Failure)
     if outcome.retryable:
         assert_type(outcome.retry_after, float | None)
 
@@ -79,7 +79,7 @@ def pages(n: int) -> Iterator[int]:
     yield n
 
 
-assert_type(pages(2), Iterator[Outcome[int]])
+assert_type(pages(2), Iterator[Success[int] | Failure])
 
 
 @classified_tool
@@ -88,7 +88,7 @@ def echo(n: int) -> Generator[int, str, bool]:
     return True
 
 
-assert_type(echo(1), Generator[Outcome[int], str, bool | None])
+assert_type(echo(1), Generator[Success[int] | Failure, str, bool | None])
 
 
 @classified_tool
@@ -96,7 +96,7 @@ async def apages(n: int) -> AsyncIterator[int]:
     yield n
 
 
-assert_type(apages(1), AsyncIterator[Outcome[int]])
+assert_type(apages(1), AsyncIterator[Success[int] | Failure])
 
 
 class Service:
@@ -120,10 +120,10 @@ class Service:
 
 
 async def use_service(service: Service) -> None:
-    assert_type(service.method(1), Outcome[str])
-    assert_type(await service.amethod(1), Outcome[str])
-    assert_type(Service.build(1), Outcome[str])
-    assert_type(Service.helper(1), Outcome[str])
+    assert_type(service.method(1), Success[str] | Failure)
+    assert_type(await service.amethod(1), Success[str] | Failure)
+    assert_type(Service.build(1), Success[str] | Failure)
+    assert_type(Service.helper(1), Success[str] | Failure)
 
 
 # --- raises mode: the wrapped type, unchanged --------------------------------------------
@@ -189,7 +189,7 @@ def retry_on_transient() -> None:
         get_value("k")
     except TransientToolError as exc:
         assert_type(exc.retry_after, float | None)
-        assert_type(exc.outcome, Outcome[Any])
+        assert_type(exc.outcome, Failure)
 
 
 # --- parameters stay checked -----------------------------------------------------------

@@ -1,13 +1,15 @@
 """Never run: the obvious branching on an Outcome type-checks without a cast.
 
-Type checkers narrow ``out.code`` (a ``Code | None`` attribute), not ``out.ok`` (a property
-computed from it): test the code for ``None`` and every later branch sees a ``Code``. The
-``ok``/``retryable``/``class_`` form type-checks as long as it does not touch ``out.code``.
+The classifiers and the decorator return ``Success[T] | Failure``. Both checkers narrow that
+union on ``out.ok is True``, ``out.code is None`` and ``isinstance``; mypy also narrows on a
+bare ``if out.ok:``, pyright does not (it narrows ``Literal`` properties only when compared).
+A plain ``Outcome[T]`` annotation narrows on ``out.code`` and on ``isinstance``.
 """
 
 from __future__ import annotations
 
-from typing import assert_type
+from collections.abc import Coroutine
+from typing import Any, assert_type
 
 import agenterr
 from agenterr import Class, Code, Outcome
@@ -59,3 +61,70 @@ def match_on_code(out: Outcome[None]) -> str:
 def statuses() -> None:
     assert_type(agenterr.from_status(201).status, int)
     assert_type(Outcome[int].success(1, status=201).status, int)
+
+
+# Success and Failure: what the classifiers and the decorator return, so ``ok`` narrows.
+def react_to_result(out: agenterr.Success[dict[str, int]] | agenterr.Failure) -> str:
+    """``out.ok is True`` narrows under both checkers: a value on one side, a code on the other."""
+    if out.ok is True:
+        assert_type(out, agenterr.Success[dict[str, int]])
+        assert_type(out.value, dict[str, int])
+        assert_type(out.code, None)
+        return str(len(out.value))
+    assert_type(out, agenterr.Failure)
+    assert_type(out.code, Code)
+    assert_type(out.class_, Class)
+    return out.code.value
+
+
+def react_on_code(out: agenterr.Success[int] | agenterr.Failure) -> int:
+    """``out.code is None`` narrows the whole outcome, not only the attribute."""
+    if out.code is None:
+        assert_type(out, agenterr.Success[int])
+        return out.value
+    assert_type(out, agenterr.Failure)
+    return len(out.llm_hint)
+
+
+def react_on_type(out: Outcome[str]) -> str:
+    """``isinstance`` narrows even a plain ``Outcome`` annotation."""
+    if isinstance(out, agenterr.Failure):
+        assert_type(out.code, Code)
+        return out.code.value
+    assert_type(out.value, str | None)
+    return out.value or ""
+
+
+def unwrapped(out: agenterr.Success[bytes] | agenterr.Failure) -> bytes:
+    """``unwrap`` returns the value's own type; ``raise_for_failure`` keeps the success."""
+    assert_type(out.unwrap(), bytes)
+    assert_type(out.raise_for_failure(), agenterr.Success[bytes])
+    return out.raise_for_failure().value
+
+
+def classifier_returns() -> None:
+    assert_type(agenterr.from_status(404), agenterr.Success[None] | agenterr.Failure)
+    assert_type(agenterr.schema_invalid("q", "missing"), agenterr.Failure)
+    assert_type(Outcome.success(3), agenterr.Success[int])
+    assert_type(Outcome.failure("TIMEOUT"), agenterr.Failure)
+
+
+@agenterr.classified_tool
+def lookup(key: str) -> int:
+    return len(key)
+
+
+async def alookup(key: str) -> int:
+    return len(key)
+
+
+def decorated() -> None:
+    out = lookup("a")
+    assert_type(out, agenterr.Success[int] | agenterr.Failure)
+    if out.ok is True:
+        assert_type(out.value, int)
+    wrapped = agenterr.classified_tool(alookup)
+    pending = assert_type(
+        wrapped("a"), Coroutine[Any, Any, agenterr.Success[int] | agenterr.Failure]
+    )
+    pending.close()
