@@ -23,8 +23,8 @@ from ._policy import (
     RESPONSE,
     ErrorRule,
     FailureObserver,
-    _log,
     bug,
+    log_gated,
     logged,
     ok_response,
     result_kind,
@@ -94,7 +94,7 @@ def failure_outcome(exc: BaseException) -> Outcome[Any]:
 def report_error(message: str, *args: object, error: BaseException | None = None) -> None:
     """Log an integration's own failure as a WARNING on the ``agenterr`` logger, through the
     redaction gate (the traceback of ``error`` as the record's text); never raises."""
-    _log(logging.WARNING, message, *args, error=error)
+    log_gated(logging.WARNING, message, *args, error=error)
 
 
 def result_outcome(value: object) -> Outcome[Any] | None:
@@ -205,12 +205,9 @@ def wrap_tool(fn: Any, call: Wrapper, call_async: Wrapper, *, adapter: str) -> A
     caller in the ``TypeError`` that refuses a generator function (not a tool).
     """
     # Imported here: wrapt (and asyncio) load only when a tool is first wrapped.
-    from ._decorator import _async, _async_generator, _generator, _kind_of, _ToolWrapper
+    from ._decorator import function_tool
 
-    kind = _kind_of(fn)
-    if kind in (_generator, _async_generator):
-        raise TypeError(f"{adapter} needs a function or coroutine function, got {fn!r}")
-    return _ToolWrapper(fn, call_async if kind is _async else call)
+    return function_tool(fn, call, call_async, adapter)
 
 
 # --- what crosses an engine's boundary ---------------------------------------------------

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import _rules as _rules_module
 from ._headers import MAX_HEADERS, HeaderView
 from ._hints import hint_for, schema_hint, where
-from ._outcome import Failure, Success, _built
+from ._outcome import Failure, Success, built_failure
 from ._quote import snippet
 from ._refine import REFINE_HEADERS, refine, status_rule
 from ._responses import response_host, response_parts
@@ -24,7 +23,7 @@ from ._retry_after import (
     parse_retry_after,
     retry_after_from_headers,
 )
-from ._rules import Rules, RuleSet, layers
+from ._rules import Rules, RuleSet, layers, process_rule_set
 from ._shared import BoundedCache
 from ._signals import LONG_WAIT, header_delay
 from ._status import as_status
@@ -91,7 +90,7 @@ def succeeded(status: object) -> bool:
     return value is not None and 200 <= value <= 299
 
 
-def _status_outcome(  # noqa: PLR0917 - internal, called positionally on the hot path
+def status_outcome(  # noqa: PLR0917 - internal, called positionally on the hot path
     status: object,
     body: object,
     headers: object,
@@ -134,7 +133,7 @@ def _status_outcome(  # noqa: PLR0917 - internal, called positionally on the hot
         retry_after = retry_after_from_headers(headers, now=now)
     quoted = snippet(body if quote is None else quote)
     hint = hint_for(code, where_, quoted, retry_after, quota=quota)
-    return _built(code, hint, retry_after, recorded, error)
+    return built_failure(code, hint, retry_after, recorded, error)
 
 
 _RETRY_NAMES = frozenset(RETRY_HEADERS)
@@ -158,7 +157,7 @@ _VIEW_NAMES = REFINE_HEADERS | frozenset(RETRY_HEADERS)
 
 # Outcomes without body or headers are the same every time: build them once.
 _PLAIN: dict[int, Success[None] | Failure] = {
-    s: _status_outcome(s, "", None, None, None) for s in range(100, 600)
+    s: status_outcome(s, "", None, None, None) for s in range(100, 600)
 }
 
 
@@ -212,7 +211,7 @@ def _fast_headers(status: int, headers: dict[Any, Any]) -> Success[None] | Failu
     delay = parse_retry_after(value, milliseconds=found.lower() in MS_HEADERS)
     if delay is None or delay > LONG_WAIT:
         return None  # a long wait may make a rate limit a quota: the refinements decide
-    cached = _built(code, hint_for(code, where(status), "", delay), delay, status, None)
+    cached = built_failure(code, hint_for(code, where(status), "", delay), delay, status, None)
     return _BY_HEADER.remember(key, cached)
 
 
@@ -237,7 +236,7 @@ def from_status(
     Never raises on its inputs; a malformed ``rules=`` raises ``TypeError``/``ValueError``.
     """
     bodiless: tuple[int, dict[Any, Any]] | None = None  # a status with a plain dict of headers
-    if rules is None and _rules_module._process is None:
+    if rules is None and process_rule_set() is None:
         # Identity and type checks only: a body's own __eq__ may raise (arrays, frames).
         if type(status) is int and (body is None or (type(body) is str and not body)):
             if headers is None:
@@ -255,9 +254,9 @@ def from_status(
             fast = _fast_headers(*bodiless)
             if fast is not None:
                 return fast
-        return _status_outcome(status, body, headers, now, None, scopes)
+        return status_outcome(status, body, headers, now, None, scopes)
     except Exception as exc:  # the last line of defence: never raise
-        return _internal_failure(exc)
+        return internal_failure(exc)
 
 
 def from_response(
@@ -280,11 +279,11 @@ def response_outcome(
     try:
         parts = response_parts(response)
         if parts is None:
-            return _status_outcome(None, "", None, now, None)
+            return status_outcome(None, "", None, now, None)
         status, headers, body = parts
-        return _status_outcome(status, body, headers, now, None, rules=rules, host=response)
+        return status_outcome(status, body, headers, now, None, rules=rules, host=response)
     except Exception as exc:  # the last line of defence: never raise
-        return _internal_failure(exc)
+        return internal_failure(exc)
 
 
 def schema_invalid(*problems: object) -> Failure:
@@ -305,6 +304,6 @@ def schema_invalid(*problems: object) -> Failure:
 _UNKNOWN_HINT = hint_for(Code.UNKNOWN, where(0, transport=True))
 
 
-def _internal_failure(exc: Exception) -> Failure:
+def internal_failure(exc: Exception) -> Failure:
     """UNKNOWN for an input that defeated every guard (a hostile object): never raised."""
     return Failure(Code.UNKNOWN, _UNKNOWN_HINT, None, 0, None, exc)

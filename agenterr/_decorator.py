@@ -45,7 +45,7 @@ from typing import (
 import wrapt
 
 from ._exceptions import passes_through
-from ._outcome import Failure, Outcome, Success
+from ._outcome import Failure, Outcome, Success, built_success
 from ._policy import (
     AWAITABLE,
     PLAIN,
@@ -54,7 +54,6 @@ from ._policy import (
     Policy,
     raise_typed,
     result_kind,
-    success,
 )
 from ._rules import Rules, compile_rules
 from ._taxonomy import Code
@@ -79,7 +78,7 @@ def _plain_types(policy: Policy) -> set[type] | frozenset[type]:
 
 
 def _sync(policy: Policy, raises: bool) -> _Wrapper:
-    plain, ok = _plain_types(policy), success
+    plain = _plain_types(policy)
 
     if raises:
 
@@ -105,7 +104,7 @@ def _sync(policy: Policy, raises: bool) -> _Wrapper:
         except Exception as exc:
             return policy.on_exception(exc, wrapped, args, kwargs, True)
         if type(result) in plain:
-            return ok(result)
+            return built_success(result)
         if result_kind(type(result)) == AWAITABLE:
             return _awaited(policy, False, result, wrapped, args, kwargs)
         return policy.on_result(result)
@@ -165,7 +164,7 @@ async def _classify_awaited(  # noqa: PLR0917 - as _awaited
 
 
 def _async(policy: Policy, raises: bool) -> _Wrapper:
-    plain, ok = _plain_types(policy), success
+    plain = _plain_types(policy)
 
     if raises:
 
@@ -189,7 +188,7 @@ def _async(policy: Policy, raises: bool) -> _Wrapper:
         except Exception as exc:
             return policy.on_exception(exc, wrapped, args, kwargs, True)
         if type(result) in plain:
-            return ok(result)
+            return built_success(result)
         return policy.on_result(result)
 
     return call
@@ -213,7 +212,7 @@ def _async(policy: Policy, raises: bool) -> _Wrapper:
 
 def _item(policy: Policy, item: Any, raises: bool) -> Any:
     if not policy.envelopes and type(item) in PLAIN:
-        return item if raises else success(item)
+        return item if raises else built_success(item)
     if raises:
         return policy.result_value(item)
     return policy.on_result(item)
@@ -509,6 +508,18 @@ class _ToolWrapper(_FunctionWrapper):
 
     def __deepcopy__(self, memo: object) -> _ToolWrapper:
         return self
+
+
+def function_tool(fn: Any, call: Any, call_async: Any, adapter: str) -> _ToolWrapper:
+    """``fn`` behind the wrapt wrapper ``call`` (``call_async`` for a coroutine function).
+
+    What the framework adapters build on: the same wrapper class as ``@classified_tool``.
+    ``adapter`` names the caller in the ``TypeError`` that refuses a generator function.
+    """
+    kind = _kind_of(fn)
+    if kind in (_generator, _async_generator):
+        raise TypeError(f"{adapter} needs a function or coroutine function, got {fn!r}")
+    return _ToolWrapper(fn, call_async if kind is _async else call)
 
 
 class _OutcomeDecorator(Protocol):

@@ -26,12 +26,11 @@ from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple
 from urllib.parse import unquote
 
-from ._classify import _internal_failure, code_for_status, response_outcome
-from ._classify import _status_outcome as status_outcome
+from ._classify import code_for_status, internal_failure, response_outcome, status_outcome
 from ._headers import HeaderView
 from ._hints import hint_for
 from ._hints import where as http_where
-from ._outcome import Failure, Outcome, Success, _built
+from ._outcome import Failure, Outcome, Success, built_failure
 from ._quote import SCAN_WINDOW, snippet
 from ._responses import in_memory_body
 from ._retry_after import Clock
@@ -151,7 +150,7 @@ def from_envelope(
     try:
         found = _envelope(payload, headers, now, scopes)
     except Exception as exc:  # the last line of defence: never raise
-        return _internal_failure(exc)
+        return internal_failure(exc)
     return _OK if found is None else found.outcome
 
 
@@ -178,7 +177,7 @@ def envelope_failure(
     try:
         return _envelope(payload, headers, now, scopes)
     except Exception as exc:
-        return _Found(_internal_failure(exc), " (no HTTP response)")
+        return _Found(internal_failure(exc), " (no HTTP response)")
 
 
 _OK: Success[None] = Success()
@@ -219,7 +218,7 @@ def _outcome(failure: _Failure, view: HeaderView | None, now: Clock) -> Failure:
             retry_after = failure.retry_delay
         code, quota, retry_after = long_wait(code, quota, retry_after)
     hint = hint_for(code, failure.where, failure.quoted, retry_after, quota=quota)
-    return _built(code, hint, retry_after, 0, None)
+    return built_failure(code, hint, retry_after, 0, None)
 
 
 def _with_retry_after(found: _Found, view: HeaderView | None, now: Clock) -> _Found:
@@ -232,7 +231,7 @@ def _with_retry_after(found: _Found, view: HeaderView | None, now: Clock) -> _Fo
             hint = outcome.llm_hint
             if hint == hint_for(code, found.where, "", None):
                 hint = hint_for(code, found.where, "", delay)  # the template, with its wait
-            return _Found(_built(code, hint, delay, outcome.status, None), found.where)
+            return _Found(built_failure(code, hint, delay, outcome.status, None), found.where)
     return found
 
 
@@ -588,7 +587,7 @@ def _relay(wire: dict[str, Any]) -> _Found | None:
     hint = snippet(outcome.llm_hint, RELAY_CAP) or hint_for(
         outcome.code, place, "", outcome.retry_after
     )
-    relayed = _built(outcome.code, hint, outcome.retry_after, outcome.status, None)
+    relayed = built_failure(outcome.code, hint, outcome.retry_after, outcome.status, None)
     return _Found(relayed, place)
 
 

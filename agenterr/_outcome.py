@@ -422,7 +422,7 @@ _HINT_CAP = SCAN_WINDOW
 dropped with every item after it (SPEC 8.1). Every hint a classifier builds is shorter."""
 
 
-def _built(
+def built_failure(
     code: Code,
     hint: str,
     retry_after: float | None,
@@ -442,7 +442,7 @@ def _built(
     return outcome
 
 
-def _succeeded(value: V) -> Success[V]:
+def built_success(value: V) -> Success[V]:
     """``Outcome.success(value)`` without the frozen ``__init__``, which goes through
     ``object.__setattr__`` per field: the decorator's Outcome mode builds one per call."""
     outcome: Success[V] = _new(Success)

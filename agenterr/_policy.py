@@ -23,7 +23,7 @@ from ._classify import from_response, schema_invalid
 from ._envelope import envelope_failure, success_value
 from ._exceptions import binding_problems, entered, passes_through, validation_problems
 from ._hints import hint_for, schema_hint, where
-from ._outcome import Outcome, _built, _succeeded
+from ._outcome import Outcome, built_failure, built_success
 from ._quote import clean, snippet
 from ._rules import RuleSet, layers
 from ._shared import BoundedCache, attr
@@ -51,7 +51,6 @@ __all__ = [
     "ok_response",
     "raise_typed",
     "result_kind",
-    "success",
 ]
 
 ErrorRule: TypeAlias = Code | Callable[[Any], Outcome[Any] | None]
@@ -92,7 +91,7 @@ _GROUP_WIDTH, _GROUP_DEPTH = 15, 10
 attributes that hold them are missing from typeshed's stubs)."""
 
 
-def _log(
+def log_gated(
     level: int,
     message: str,
     *args: object,
@@ -190,9 +189,6 @@ def _rendered(report: traceback.TracebackException, indent: str, depth: int) -> 
 # --- building outcomes -----------------------------------------------------------------
 
 
-success = _succeeded
-"""``Outcome.success(value)``, built as the classifiers build failures (see _outcome._built)."""
-
 _BUG_HINT = hint_for(Code.UNKNOWN, "")
 _MAYBE_APPLIED_HINT = (
     "This call may already have taken effect{where}: the request may have reached the API "
@@ -208,7 +204,7 @@ def bug(exc: BaseException, expose: bool) -> Outcome[Any]:
         text = exception_text(exc)
         name = clean(type(exc).__name__, 100)
         hint += f" The tool raised {name}: {text}" if text else f" The tool raised {name}."
-    return _built(Code.UNKNOWN, hint, None, 0, exc)
+    return built_failure(Code.UNKNOWN, hint, None, 0, exc)
 
 
 def _mapped(code: Code, exc: BaseException) -> Outcome[Any]:
@@ -223,13 +219,13 @@ def _mapped(code: Code, exc: BaseException) -> Outcome[Any]:
         hint = hint_for(code, "")
         if text:
             hint += f" The tool said: {text}"
-    return _built(code, hint, None, 0, exc)
+    return built_failure(code, hint, None, 0, exc)
 
 
 def _maybe_applied(outcome: Outcome[Any], exc: BaseException | None) -> Outcome[Any]:
     hint = _MAYBE_APPLIED_HINT.format(where=where(outcome.status, transport=True))
     error = outcome.error if outcome.error is not None else exc
-    return _built(Code.UNKNOWN, hint, None, outcome.status, error)
+    return built_failure(Code.UNKNOWN, hint, None, outcome.status, error)
 
 
 # Set on the TypeError of an argument-binding failure, so that an outer tool can tell "my
@@ -317,14 +313,14 @@ class Policy:
             try:
                 self.on_failure(self.name, outcome, exc)
             except Exception as failure:
-                _log(
+                log_gated(
                     logging.WARNING,
                     "on_failure observer of tool %s raised",
                     self.name,
                     error=failure,
                 )
         level = logging.WARNING if outcome.code is Code.UNKNOWN else logging.INFO
-        emitted = _log(
+        emitted = log_gated(
             level,
             "tool %s failed: %s",
             self.name,
@@ -352,7 +348,7 @@ class Policy:
             try:
                 result = rule(exc)
             except Exception as failure:
-                _log(
+                log_gated(
                     logging.WARNING,
                     "errors= rule for %s of tool %s raised; using the default rules",
                     cls.__name__,
@@ -363,7 +359,7 @@ class Policy:
             if result is None:
                 return None
             if not isinstance(result, Outcome):
-                _log(
+                log_gated(
                     logging.WARNING,
                     "errors= rule for %s of tool %s returned %s, not an Outcome or None; "
                     "using the default rules",
@@ -453,19 +449,19 @@ class Policy:
         if kind == RESPONSE and not ok_response(value):
             outcome = from_response(value, rules=self.rules)
             if outcome.ok:
-                return success(value)
+                return built_success(value)
             outcome = self.guard(outcome, None)
             self.notify(outcome, None)
             return outcome
         if self.envelopes:
             return self.envelope(value)
-        return success(value)
+        return built_success(value)
 
     def envelope(self, value: Any) -> Outcome[Any]:
         """``envelopes=True``: the failure an envelope in ``value`` reports, or its success."""
         found = envelope_failure(value, scopes=layers(None, self.rules))
         if found is None:
-            return success(success_value(value))
+            return built_success(success_value(value))
         outcome = found.outcome
         if (
             not self.idempotent
@@ -476,7 +472,7 @@ class Policy:
             # The server answered, so it may have acted before it failed; a refusal for
             # rate (Slack rate_limited, THROTTLED, RESOURCE_EXHAUSTED) comes before acting.
             hint = _MAYBE_APPLIED_HINT.format(where=found.where)
-            outcome = _built(Code.UNKNOWN, hint, None, outcome.status, None)
+            outcome = built_failure(Code.UNKNOWN, hint, None, outcome.status, None)
         self.notify(outcome, None)
         return outcome
 

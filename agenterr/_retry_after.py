@@ -49,7 +49,7 @@ _ASCTIME = re.compile(rf"[A-Za-z]{{3}} {_MON} (?P<d>[ 0-9][0-9]) {_TIME} (?P<y>[
 Clock = float | datetime | None
 
 
-def _now_seconds(now: Clock) -> float:
+def now_seconds(now: Clock) -> float:
     """``now`` as epoch seconds; NaN for a clock that cannot be one (never raises)."""
     if now is None:
         return time.time()
@@ -153,7 +153,7 @@ def parse_retry_after(
     if seconds is not None:
         return seconds
     try:
-        reference = _now_seconds(now)
+        reference = now_seconds(now)
         if math.isfinite(reference):
             seconds = _parse_http_date(text, reference)
     except Exception:

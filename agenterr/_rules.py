@@ -411,6 +411,11 @@ def remove_rules(*rules: Rule) -> None:
         _process_rules, _process = kept, (RuleSet(kept) if kept else None)
 
 
+def process_rule_set() -> RuleSet | None:
+    """The rules :func:`add_rules` put in force for the whole process (None when there are none)."""
+    return _process
+
+
 def layers(call: object = None, decorator: RuleSet | None = None) -> tuple[RuleSet, ...]:
     """The user rule sets in force, nearest scope first: call, decorator, process."""
     process = _process

@@ -18,18 +18,16 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple
 
 from ._headers import HeaderView
-from ._quote import SCAN_WINDOW
-from ._quote import SPACE as _BLANK
+from ._quote import SCAN_WINDOW, SPACE
 from ._retry_after import (
     RETRY_AFTER_CEILING,
     Clock,
-    _now_seconds,
     http_date_epoch,
+    now_seconds,
     parse_retry_after,
     retry_after_from_headers,
 )
-from ._rules import ANCHORS, CONTENT_POLICY, INDEX, RANKS, RuleSet, normalise
-from ._rules import Rule as _Rule
+from ._rules import ANCHORS, CONTENT_POLICY, INDEX, RANKS, Rule, RuleSet, normalise
 from ._shared import BoundedCache, ascii_lower
 from ._taxonomy import Class, Code
 
@@ -413,7 +411,7 @@ _SCAN_MEMBERS = 32
 def _non_blank(value: object) -> bool:
     """A string with a character outside the whitespace that cleaning folds (SPEC 7.3)."""
     # Not all blank: the first non-blank character ends the match, no copy is made.
-    return isinstance(value, str) and value != "" and not _BLANK.fullmatch(value, 0, PARSE_LIMIT)
+    return isinstance(value, str) and value != "" and not SPACE.fullmatch(value, 0, PARSE_LIMIT)
 
 
 def _first(item: dict[str, Any], keys: tuple[str, ...], test: Any) -> str | None:
@@ -476,7 +474,7 @@ def _key(identifier: str) -> str:
     return key
 
 
-def lookup(identifier: object, layers: tuple[RuleSet, ...], *, envelope: bool) -> _Rule | None:
+def lookup(identifier: object, layers: tuple[RuleSet, ...], *, envelope: bool) -> Rule | None:
     """The rule an identifier names: the user scopes nearest first, then SPEC A.3, then (in
     envelopes) SPEC B.2; None for an unknown one."""
     if not isinstance(identifier, str):
@@ -492,7 +490,7 @@ def lookup(identifier: object, layers: tuple[RuleSet, ...], *, envelope: bool) -
     return rule
 
 
-def _verdict(rule: _Rule, shown: str | None = None) -> Verdict:
+def _verdict(rule: Rule, shown: str | None = None) -> Verdict:
     return Verdict(rule.code, rule.quota, shown)
 
 
@@ -523,7 +521,7 @@ _UNRANKED = len(RANKS)
 """A rank below every rule's."""
 
 
-def _rank(rule: _Rule) -> int:
+def _rank(rule: Rule) -> int:
     """A rule's place in the precedence order (SPEC A.6): lower wins."""
     return RANKS[(rule.code, rule.quota)]
 
@@ -945,11 +943,11 @@ def server_clock(view: HeaderView, now: Clock) -> float:
     """The server's clock when it stated a time: its Date header, else ``now``."""
     date = view.get(_DATE)
     if date is not None:
-        epoch = http_date_epoch(date.strip(" \t"), _now_seconds(now))
+        epoch = http_date_epoch(date.strip(" \t"), now_seconds(now))
         if epoch is not None:
             return epoch
     try:
-        return _now_seconds(now)
+        return now_seconds(now)
     except Exception:
         return math.nan  # an unusable clock: no time-of-day delay can be measured
 

@@ -22,9 +22,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from typing import NamedTuple
 
-from ._classify import _internal_failure, _status_outcome, from_status
+from ._classify import from_status, internal_failure, status_outcome
 from ._hints import hint_for, where
-from ._outcome import AgentToolError, Failure, Success, _built
+from ._outcome import AgentToolError, Failure, Success, built_failure
 from ._quote import snippet
 from ._responses import response_parts
 from ._retry_after import Clock
@@ -322,7 +322,7 @@ def _carried_response(
         return None
     status, headers, body = parts
     source = response if response is not None else exc  # where a status rule finds the host
-    outcome = _status_outcome(status, body, headers, now, original, rules=rules, host=source)
+    outcome = status_outcome(status, body, headers, now, original, rules=rules, host=source)
     return None if outcome.ok else outcome
 
 
@@ -356,7 +356,7 @@ def _sdk_outcome(
             if found is None:
                 return _OK
             return replace(found.outcome, error=original)
-        return _status_outcome(status, data, headers, now, original, rules=rules, host=response)
+        return status_outcome(status, data, headers, now, original, rules=rules, host=response)
     if kind == CREDENTIALS:
         return _credentials(exc, original)
     if kind == TIMEOUT:
@@ -367,7 +367,7 @@ def _sdk_outcome(
     if parts is None:
         return None
     status, headers, body = parts
-    return _status_outcome(status, body, headers, now, original, rules=rules, host=exc)
+    return status_outcome(status, body, headers, now, original, rules=rules, host=exc)
 
 
 def _sdk_wrapped(
@@ -388,7 +388,7 @@ def _sdk_wrapped(
 def _credentials(exc: BaseException, original: BaseException) -> Failure:
     code = Code.UNAVAILABLE if attr(exc, "retryable") is True else Code.UNAUTHORIZED
     hint = hint_for(code, where(0, transport=True), exception_text(exc))
-    return _built(code, hint, None, 0, original)
+    return built_failure(code, hint, None, 0, original)
 
 
 _MALFORMED_HINT = (
@@ -436,8 +436,8 @@ def _transport_outcome(code: Code, original: BaseException, decisive: BaseExcept
         detail = exception_text(decisive)
         lead = _MALFORMED_HINT if code is Code.INVALID_REQUEST else _TRANSPORT_HINTS[code]
         hint = lead + (f" The HTTP client said: {detail}" if detail else "")
-        return _built(code, hint, None, 0, original)
-    return _built(code, _TRANSPORT_HINTS[code], None, 0, original)
+        return built_failure(code, hint, None, 0, original)
+    return built_failure(code, _TRANSPORT_HINTS[code], None, 0, original)
 
 
 _TRANSPORT_HINTS = {
@@ -463,7 +463,7 @@ def from_error(error: object, *, now: Clock = None, rules: Rules = None) -> Succ
     try:
         return _from_error(error, now, scopes)
     except Exception as exc:  # the last line of defence: never raise
-        return _internal_failure(exc)
+        return internal_failure(exc)
 
 
 def classify(
@@ -488,7 +488,7 @@ def _from_error(
         # Not an exception at all, or a BaseException that is a control signal
         # (cancellation, KeyboardInterrupt, SystemExit), not a failed call: never retryable.
         exc = error if isinstance(error, BaseException) else None
-        return _built(Code.UNKNOWN, _TRANSPORT_HINTS[Code.UNKNOWN], None, 0, exc)
+        return built_failure(Code.UNKNOWN, _TRANSPORT_HINTS[Code.UNKNOWN], None, 0, exc)
     for exc in chain(error):
         if isinstance(exc, AgentToolError):
             carried_outcome = attr(exc, "outcome")

@@ -159,3 +159,42 @@ def test_the_cycle_check_can_fail() -> None:
     finally:
         GRAPH.clear()
         GRAPH.update(saved)
+
+
+def _private_names_imported(module: str) -> set[str]:
+    """``_name``s that ``module`` imports from another package module (submodules aside)."""
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        inside = node.level > 0 or (node.module or "").split(".")[0] == "agenterr"
+        if not inside:
+            continue
+        for alias in node.names:
+            if alias.name.startswith("_") and not _exists(_submodule(module, node, alias.name)):
+                found.add(f"{node.module}.{alias.name}")
+    return found
+
+
+def _submodule(module: str, node: ast.ImportFrom, name: str) -> str:
+    package = _package_of(module)
+    base = package[: len(package) - (node.level - 1)] if node.level else []
+    target = [*base, *(node.module or "").removeprefix("agenterr").lstrip(".").split("."), name]
+    return ".".join(part for part in target if part)
+
+
+def test_no_private_name_crosses_a_module_line() -> None:
+    """What one module shares with another has a package-public name in the module that owns
+    it (private modules keep it off the public surface); ``_name`` stays inside its module."""
+    crossing = {m: names for m in MODULES if (names := _private_names_imported(m))}
+    assert crossing == {}
+
+
+def test_the_private_name_check_can_fail(tmp_path: Path) -> None:
+    MODULES["_probe"] = tmp_path / "_probe.py"
+    try:
+        MODULES["_probe"].write_text("from ._outcome import _raise\nfrom . import _rules\n")
+        assert _private_names_imported("_probe") == {"_outcome._raise"}
+    finally:
+        del MODULES["_probe"]

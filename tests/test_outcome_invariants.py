@@ -340,12 +340,12 @@ def test_the_internal_builders_build_what_the_constructor_builds(
 ) -> None:
     """The classifiers' and the decorator's fast builders write the slots the public
     constructor writes, to the same values (the hint here is one the gate leaves as it is)."""
-    from agenterr._outcome import _built, _succeeded
+    from agenterr._outcome import built_failure, built_success
 
-    assert _succeeded(value) == Outcome.success(value)
-    assert _succeeded(value).value is value and _succeeded(value).error is None
+    assert built_success(value) == Outcome.success(value)
+    assert built_success(value).value is value and built_success(value).error is None
     hint = "Retry the identical call."
-    built = _built(code, hint, delay, status, None)
+    built = built_failure(code, hint, delay, status, None)
     assert built == Outcome(code, hint, delay, status)
     assert type(built) is Failure and built.error is None and built.value is None
-    assert type(_succeeded(value)) is Success
+    assert type(built_success(value)) is Success
