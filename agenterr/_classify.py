@@ -26,7 +26,7 @@ from ._retry_after import (
 from ._rules import Rules, RuleSet, layers, process_rule_set
 from ._shared import BoundedCache
 from ._signals import LONG_WAIT, header_delay
-from ._status import as_status
+from ._status import STATUS_ROW_OF, as_status
 from ._taxonomy import Code
 
 __all__ = [
@@ -40,40 +40,10 @@ __all__ = [
 _OK: Success[None] = Success()
 _OK_BY_STATUS: dict[int, Success[None]] = {n: Success(status=n) for n in range(200, 300)}
 
-# The status table of SPEC.md, section "Status rules": explicit entries first, then the
-# rule for the rest of the status's range. Each entry's reason is in SPEC.md.
-_EXPLICIT: dict[int, Code] = {
-    401: Code.UNAUTHORIZED,
-    402: Code.UNAUTHORIZED,
-    403: Code.UNAUTHORIZED,
-    404: Code.NOT_FOUND,
-    407: Code.UNAUTHORIZED,
-    408: Code.TIMEOUT,
-    410: Code.NOT_FOUND,
-    421: Code.UNAVAILABLE,
-    423: Code.UNAVAILABLE,
-    425: Code.UNAVAILABLE,
-    429: Code.RATE_LIMITED,
-    451: Code.UNAUTHORIZED,
-    498: Code.UNAVAILABLE,  # not registered: capacity exhausted (Groq's flex tier)
-    499: Code.TIMEOUT,  # not registered: the client closed the request (nginx, gRPC CANCELLED)
-    501: Code.INVALID_REQUEST,
-    505: Code.UNKNOWN,
-    511: Code.UNAUTHORIZED,
-}
 
-
-def _range_rule(status: int) -> Code | None:
-    if 200 <= status <= 299:
-        return None
-    if 400 <= status <= 499:
-        return Code.INVALID_REQUEST
-    if 500 <= status <= 599:
-        return Code.UNAVAILABLE
-    return Code.UNKNOWN  # 1xx and 3xx: a final answer was expected, not these
-
-
-_TABLE: tuple[Code | None, ...] = tuple(_EXPLICIT.get(s) or _range_rule(s) for s in range(600))
+_TABLE: tuple[Code | None, ...] = tuple(
+    Code.UNKNOWN if row is None else row.code for row in STATUS_ROW_OF
+)
 
 
 def code_for_status(status: object) -> Code | None:

@@ -9,6 +9,7 @@ changing a rule, regenerate them with::
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from collections.abc import Callable, Iterable
@@ -26,6 +27,7 @@ from agenterr._rules import (
     REASON_PHRASES,
     Rule,
 )
+from agenterr._status import STATUS_TABLE
 from agenterr._taxonomy import Code, codes
 from agenterr._tool_result import MODEL_TEXT
 
@@ -44,6 +46,16 @@ def _ticks(items: Iterable[object]) -> str:
 def _source(url: str) -> str:
     host = urlsplit(url).hostname or url
     return f"[{host.removeprefix('www.').removeprefix('docs.')}]({url})"
+
+
+def status() -> str:
+    rows = ["| Status | Result | Src | Reason |", "| --- | --- | --- | --- |"]
+    for row in STATUS_TABLE:
+        result = "ok" if row.code is None else _code(row.code)
+        rows.append(
+            f'| <a id="{row.anchor}"></a>{row.statuses} | {result} | {row.source} | {row.reason} |'
+        )
+    return "\n".join(rows)
 
 
 def identifiers() -> str:
@@ -140,6 +152,7 @@ def model_text() -> str:
 
 
 TABLES: dict[str, Callable[[], str]] = {
+    "status": status,
     "identifiers": identifiers,
     "quota-phrases": quota_phrases,
     "rate-phrases": rate_phrases,
@@ -162,8 +175,30 @@ def rendered(text: str) -> str:
     return _MARKED.sub(lambda m: f"{m[1]}{TABLES[m[2]]()}\n{m[4]}", text)
 
 
+STATUS_JSON = SPEC.parent / "spec" / "status-table.json"
+"""The status table as data for ports: one object per row, in the table's order."""
+
+
+def status_json() -> str:
+    """The status table as JSON: each row's statuses 100–599 as ``[first, last]`` spans (a
+    narrower row wins where spans overlap; ``[]``: a row about inputs outside 100–599)."""
+    rows = [
+        {
+            "anchor": row.anchor,
+            "statuses": row.statuses,
+            "covers": [row.covers.start, row.covers.stop - 1] if row.covers else [],
+            "code": None if row.code is None else row.code.value,
+            "source": row.source,
+            "reason": row.reason,
+        }
+        for row in STATUS_TABLE
+    ]
+    return json.dumps({"rows": rows}, ensure_ascii=False, indent=1) + "\n"
+
+
 if __name__ == "__main__":
     if sys.argv[1:] == ["--write"]:
         SPEC.write_text(rendered(SPEC.read_text(encoding="utf-8")), encoding="utf-8")
+        STATUS_JSON.write_text(status_json(), encoding="utf-8")
     else:
         sys.stdout.write(rendered(SPEC.read_text(encoding="utf-8")))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from .spec_tables import SPEC, TABLES, marked
+from .spec_tables import SPEC, STATUS_JSON, TABLES, marked, status_json
 
 TEXT = SPEC.read_text(encoding="utf-8")
 
@@ -35,3 +35,10 @@ def test_a_changed_rule_changes_the_rendering(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setattr(spec_tables, "BUILTIN", (*_rules.BUILTIN, extra))
     assert "`ERR_EXTRA_1`" in spec_tables.identifiers()
     assert spec_tables.identifiers() != marked(TEXT)["identifiers"]
+
+
+def test_the_status_table_ships_as_json() -> None:
+    """spec/status-table.json is the status table's data, for ports that read it."""
+    assert STATUS_JSON.read_text(encoding="utf-8") == status_json(), (
+        "run `python -m tests.spec_tables --write`"
+    )
