@@ -1040,6 +1040,12 @@ _DOUBLE_SPACE = re.compile("  ").search
 def _finish(text: str, cap: int, plain: bool = False) -> str:
     """Steps 3-6 of cleaning: fold, trim, redact, cap. ``plain``: ``text`` is printable
     ASCII (see :func:`_shown`)."""
+    return _finish_capped(text, cap, plain)[0]
+
+
+def _finish_capped(text: str, cap: int, plain: bool = False) -> tuple[str, bool]:
+    """:func:`_finish`, and whether the cap cut the text (a text may end with the marker
+    on its own: only the cap proves that more text could not change the result)."""
     if not plain or _DOUBLE_SPACE(text) or text[:1] == " " or text[-1:] == " ":
         # Once the invisible characters are gone, str.split()'s white space is exactly
         # SPACE's set (a test checks it), and split/join folds and trims in one C pass.
@@ -1047,8 +1053,8 @@ def _finish(text: str, cap: int, plain: bool = False) -> str:
         text = " ".join(text.split())
     text = _redact(text)
     if len(text) > cap:
-        return text[:cap].rstrip() + TRUNCATED
-    return text
+        return text[:cap].rstrip() + TRUNCATED, True
+    return text, False
 
 
 def clean(text: str, cap: int) -> str:
@@ -1207,9 +1213,10 @@ def snippet(body: object, cap: int = SNIPPET_CAP) -> str:
         # this is a prefix of cleaning the whole window, and 100 MB cost what 1 KB does.
         cut = max(text.rfind(space, 0, 2 * cap) for space in " \n\t\r")
         head = text[:cut] if cut > 0 else ""
-        quoted = clean(head, cap) if head and not _ESCAPES.search(head) else ""
-        if quoted.endswith(TRUNCATED):
-            return quoted
+        if head and not _ESCAPES.search(head):
+            quoted, capped = _finish_capped(_visible(head), cap)
+            if capped:
+                return quoted
     text, plain = _shown(text)
     if more:
         # Invisible characters go first, or one inside a cut credential would stop the strip

@@ -116,6 +116,10 @@ _FRAGMENTS = [
     "<html><p>",
     "</p>",
     "&amp;",
+    # The body's own text may hold the cap's marker, and a run of white space folds a long
+    # head into a short quote: the fast path must not take the marker for its cap (7.2).
+    "…[truncated]",
+    " " * 200,
 ]
 
 
@@ -148,6 +152,16 @@ def test_fast_snippet_equals_the_plain_pipeline(parts: list[str]) -> None:
     body = "".join(parts)
     assert snippet(body) == _reference_snippet(body)
     assert snippet(body, 50) == _reference_snippet(body, 50)
+
+
+def test_fast_snippet_own_marker_regression() -> None:
+    """A head whose quote ends with the body's own marker, not the cap's, is not the quote:
+    the text after it is kept (SPEC 7.2)."""
+    from agenterr._quote import snippet
+
+    body = "bad field…[truncated]" + " " * 1200 + "the rest matters"
+    assert snippet(body) == "bad field…[truncated] the rest matters"
+    assert snippet(body) == _reference_snippet(body)
 
 
 def test_fast_snippet_escape_regression() -> None:
