@@ -144,6 +144,13 @@ def _fast_headers(status: int, headers: dict[Any, Any]) -> Success[None] | Failu
     Handles the common shape only (no refinement header, at most one Retry-After-like
     header with an integer value, on a transient code); anything else goes through the
     general path.
+
+    A second path on purpose: a 429 with ``Retry-After: 3`` is the commonest failure with
+    headers, and benchmarks/bench_core.py (row 2) holds it to at most urllib3's decision
+    for it (parse_retry_after + is_retry). Measured (2026-12): 0.80 µs with this path,
+    0.74× urllib3; 7.1 µs without it, 6.8×. The general path cannot meet the rail: it builds
+    a header view and runs the refinements' header rules and the Retry-After precedence.
+    tests/test_header_bounds.py checks that both paths give the same outcome.
     """
     code = _TABLE[status]
     if code is None:

@@ -238,23 +238,30 @@ def _answer(number: int, line: bytes | None) -> str | None:
     """The JSON text answering one request line (an error object for a bad line), or None
     for a blank line. Nothing one line holds may stop the stream."""
     if line is None:
-        problem = f"longer than {JSONL_LINE_LIMIT} bytes"
+        problem = f"request: longer than {JSONL_LINE_LIMIT} bytes"
     elif not line or line.isspace():
         return None
     else:
         try:
             # Bytes that start so are UTF-8 to json.loads, surrogates let through: decoded
             # here, that encoding is not sniffed again for every line.
-            request: bytes | str = (
+            text: bytes | str = (
                 line.decode("utf-8", "surrogatepass")
                 if line[:1] == b"{" and line[1:2] != b"\x00"
                 else line
             )
-            return outcome_for_request(json.loads(request)).to_json()
+            request = json.loads(text)
         except RecursionError:
             problem = "request: nested too deeply"
-        except Exception as exc:
-            problem = str(exc) or type(exc).__name__
+        except ValueError as exc:  # not JSON, or not UTF-8/16/32
+            problem = f"request: not JSON ({exc})"
+        else:
+            try:
+                return outcome_for_request(request).to_json()
+            except RecursionError:
+                problem = "request: nested too deeply"
+            except Exception as exc:
+                problem = str(exc) or type(exc).__name__
     # An error message can quote the request (a value, a field name): it passes the gate.
     return json.dumps({"line": number, "error": clean(problem, SNIPPET_CAP)}, ensure_ascii=False)
 
@@ -597,7 +604,30 @@ def _matches(vector: dict[str, Any], got: object) -> bool:
     if "expect_error" in vector:
         message = got.get("error") if isinstance(got, dict) else None
         return isinstance(message, str) and message.startswith(f"{vector['expect_error']}:")
-    return got == vector.get("expect")
+    return _same_json(got, vector.get("expect"))
+
+
+def _same_json(got: object, expected: object) -> bool:
+    """Equality of two JSON values (SPEC 9.3): Python's ``==`` would let ``true`` pass for
+    ``1`` and ``1`` for ``true``. Numbers compare by value, as JSON has one number type.
+    Recursion follows ``expected``, a vector, so its depth is the vector's."""
+    if isinstance(expected, bool) or isinstance(got, bool):
+        return type(got) is type(expected) and got == expected
+    if isinstance(expected, dict):
+        return (
+            isinstance(got, dict)
+            and got.keys() == expected.keys()
+            and all(_same_json(got[key], value) for key, value in expected.items())
+        )
+    if isinstance(expected, list):
+        return (
+            isinstance(got, list)
+            and len(got) == len(expected)
+            and all(_same_json(g, e) for g, e in zip(got, expected, strict=True))
+        )
+    if isinstance(expected, int | float):
+        return isinstance(got, int | float) and got == expected
+    return type(got) is type(expected) and got == expected
 
 
 def _command_argv(args: argparse.Namespace, parser: argparse.ArgumentParser) -> list[str]:

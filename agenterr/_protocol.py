@@ -114,7 +114,9 @@ def make_error(spec: object, *, outermost: bool = True, depth: int = 0) -> BaseE
         body = spec.get("body")
         if body is not None and not isinstance(body, str):
             raise ValueError("error.body: must be a string")
-        error = CarriedStatusError(message, status, _headers(spec.get("headers")), body)
+        error = CarriedStatusError(
+            message, status, _headers(spec.get("headers"), "error.headers"), body
+        )
     elif kind == "group":
         members = spec.get("members")
         if not isinstance(members, list) or not members:
@@ -133,19 +135,20 @@ def make_error(spec: object, *, outermost: bool = True, depth: int = 0) -> BaseE
     return error
 
 
-def _headers(value: object) -> object:
+def _headers(value: object, field: str = "headers") -> object:
+    """A request's headers; ``field`` is the name an error gives them (SPEC 9.4)."""
     if value is None:
         return None
     if isinstance(value, dict):
         for item in value.values():
             if not isinstance(item, str):
-                raise ValueError("headers: values must be strings")
+                raise ValueError(f"{field}: values must be strings")
         return value
     if isinstance(value, list) and all(
         isinstance(p, list) and len(p) == 2 and all(isinstance(x, str) for x in p) for p in value
     ):
         return [tuple(p) for p in value]
-    raise ValueError("headers: must be an object or a list of [name, value] string pairs")
+    raise ValueError(f"{field}: must be an object or a list of [name, value] string pairs")
 
 
 def parse_clock(value: object) -> Clock:

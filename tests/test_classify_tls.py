@@ -23,6 +23,8 @@ import trustme
 
 from agenterr import Code, from_error
 
+pytestmark = pytest.mark.external
+
 
 class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:

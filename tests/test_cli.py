@@ -140,6 +140,7 @@ def _jsonl(stdin: bytes) -> list[dict[str, Any]]:
     return [json.loads(line) for line in done.stdout.splitlines()]
 
 
+@pytest.mark.external
 def test_jsonl_stream() -> None:
     """One outcome per request line; a malformed line gets an error object; blank lines skip."""
     lines = [
@@ -164,11 +165,12 @@ def test_jsonl_stream() -> None:
     assert len(answers) == 7
 
 
+@pytest.mark.external
 def test_jsonl_overlong_line_is_reported_and_stream_goes_on() -> None:
     """A line over the limit costs bounded memory, yields an error, and the next line works."""
     huge = b'{"status": 400, "body": "' + b"x" * (JSONL_LINE_LIMIT * 3) + b'"}\n'
     answers = _jsonl(huge + b'{"status": 429}\n')
-    assert answers[0] == {"line": 1, "error": f"longer than {JSONL_LINE_LIMIT} bytes"}
+    assert answers[0] == {"line": 1, "error": f"request: longer than {JSONL_LINE_LIMIT} bytes"}
     assert answers[1]["code"] == "RATE_LIMITED"
 
 
@@ -229,6 +231,7 @@ def test_vectors_report_mismatch(capsys: pytest.CaptureFixture[str], tmp_path: P
     assert out.splitlines()[-1] == "conformance: 1 passed, 1 failed"
 
 
+@pytest.mark.external
 def test_vectors_against_a_command(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     """Another implementation is checked through the JSONL protocol (here: ourselves)."""
     path = _write_vectors(tmp_path / "v.json", "NOT_FOUND")
@@ -247,6 +250,7 @@ def _tag_parts(path: Path, *parts: str) -> Path:
     return path
 
 
+@pytest.mark.external
 def test_vectors_by_part(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     """--part runs only the chosen parts' vectors (here the failing one is left out), in
     process and through --command, and the summary counts each part."""
@@ -302,6 +306,7 @@ def test_vectors_part_needs_tagged_vectors(
     assert "error: --part: vectors[0] has no 'part'" in err
 
 
+@pytest.mark.external
 def test_console_script_installed() -> None:
     """The `agenterr` entry point is installed and answers --help."""
     done = subprocess.run(
@@ -351,6 +356,7 @@ def test_jsonl_any_exception_is_that_lines_error(
     assert answers[1]["code"] == "UNAVAILABLE"
 
 
+@pytest.mark.external
 def test_jsonl_huge_now_is_an_error_object() -> None:
     """A 400-digit ``now`` (OverflowError inside) is that line's error; the stream goes on."""
     answers = _jsonl(b'{"status": 503, "now": ' + b"9" * 400 + b'}\n{"status": 429}\n')
@@ -375,6 +381,7 @@ def test_lone_surrogate_in_a_hint_does_not_crash_the_writer(
     assert [json.loads(line)["llm_hint"] for line in out.splitlines()] == ["a?b", "a?b"]
 
 
+@pytest.mark.external
 @pytest.mark.parametrize(
     ("argv", "exit_code"),
     [(["classify", "--status", "503"], 10), (["demo", "--seed", "1", "--no-color"], 0)],
@@ -387,6 +394,7 @@ def test_output_is_utf8_whatever_the_locale(argv: list[str], exit_code: int) -> 
     assert "—" in done.stdout.decode("utf-8")
 
 
+@pytest.mark.external
 def test_jsonl_output_is_utf8_in_an_ascii_locale() -> None:
     done = _cli(
         "classify", "--jsonl", stdin=b'{"status": 503}\n', env={"PYTHONIOENCODING": "ascii"}
@@ -395,6 +403,7 @@ def test_jsonl_output_is_utf8_in_an_ascii_locale() -> None:
     assert "—" in json.loads(done.stdout.decode("utf-8"))["llm_hint"]
 
 
+@pytest.mark.external
 @pytest.mark.parametrize(("argv", "exit_code"), [(["--status", "503"], 10), (["--jsonl"], 141)])
 def test_broken_pipe_keeps_the_exit_status(argv: list[str], exit_code: int) -> None:
     """A reader that went away is quiet; classify's status still tells the class, the
@@ -493,6 +502,7 @@ def _port(tmp_path: Path, source: str) -> str:
     return f"{sys.executable} {script}"
 
 
+@pytest.mark.external
 def test_port_exit_status_fails_the_run(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     """A port that answers right but exits non-zero fails the run; its stderr tail is shown."""
     path = _write_vectors(tmp_path / "v.json", "NOT_FOUND")
@@ -507,6 +517,7 @@ def test_port_exit_status_fails_the_run(capsys: pytest.CaptureFixture[str], tmp_
     assert "port crashed: segfault in decoder" in out
 
 
+@pytest.mark.external
 def test_port_answering_fewer_lines(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     """A dropped answer is reported as a count, not as shifted mismatches."""
     path = _write_vectors(tmp_path / "v.json", "NOT_FOUND")
@@ -517,6 +528,7 @@ def test_port_answering_fewer_lines(capsys: pytest.CaptureFixture[str], tmp_path
     assert "FAIL" not in out
 
 
+@pytest.mark.external
 def test_port_output_is_bounded(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -531,6 +543,7 @@ def test_port_output_is_bounded(
     assert f"more than {1 << 16} bytes of output" in out
 
 
+@pytest.mark.external
 def test_port_timeout_is_a_failed_run(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     """A port that does not finish within --timeout fails the run (exit 1), not a usage error."""
     path = _write_vectors(tmp_path / "v.json", "NOT_FOUND")
@@ -540,6 +553,7 @@ def test_port_timeout_is_a_failed_run(capsys: pytest.CaptureFixture[str], tmp_pa
     assert "no complete answer within 1s" in out
 
 
+@pytest.mark.external
 def test_port_non_utf8_output_fails_only_its_vectors(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -609,9 +623,115 @@ def test_a_jsonl_line_is_read_as_json_loads_reads_bytes(line: bytes) -> None:
     from agenterr._quote import SNIPPET_CAP, clean
 
     try:
-        expected = outcome_for_request(json.loads(line)).to_json()
-    except Exception as exc:
-        expected = json.dumps(
-            {"line": 1, "error": clean(str(exc), SNIPPET_CAP)}, ensure_ascii=False
-        )
+        request = json.loads(line)
+    except ValueError as exc:
+        problem = f"request: not JSON ({exc})"
+    else:
+        try:
+            expected = outcome_for_request(request).to_json()
+        except Exception as exc:
+            problem = str(exc)
+        else:
+            assert _answer(1, line) == expected
+            return
+    expected = json.dumps({"line": 1, "error": clean(problem, SNIPPET_CAP)}, ensure_ascii=False)
     assert _answer(1, line) == expected
+
+
+@pytest.mark.parametrize(
+    ("line", "field"),
+    [
+        (b"not json", "request"),
+        (b"\xff\xfe\x00", "request"),
+        (b'{"status": 400,', "request"),
+        (b'{"wire": {"ok": "x"}}', "ok"),
+        (b'{"wire": 5}', "outcome"),
+        (b'{"status": 429, "headers": 5}', "headers"),
+        (b'{"schema_invalid": 5}', "schema_invalid"),
+        (b'{"envelope": 1, "zzz": 2}', "zzz"),
+        (b'{"error": {"kind": "nope"}}', "error.kind"),
+        (b'{"error": {"kind": "http_status", "status": 503, "headers": 5}}', "error.headers"),
+        (b'{"status": 503, "now": "yesterday"}', "now"),
+        (b"[" * 100_000, "request"),
+    ],
+)
+def test_a_rejected_request_names_its_field(line: bytes, field: str) -> None:
+    """SPEC 9.4: the answer to a request that cannot be evaluated is an error object whose
+    message starts with the field that failed and a colon; ``request`` for a line that is
+    no JSON value at all."""
+    from agenterr._cli import _answer
+
+    answer = json.loads(_answer(7, line) or "null")
+    assert answer["line"] == 7
+    assert answer["error"].startswith(f"{field}: "), answer
+
+
+def test_an_overlong_line_is_a_request_error(capsys: pytest.CaptureFixture[str]) -> None:
+    """SPEC 9.4: a line over the limit is answered with a ``request:`` error, in its place."""
+    from agenterr._cli import _answer
+
+    answer = json.loads(_answer(3, None) or "null")
+    assert answer == {"line": 3, "error": f"request: longer than {JSONL_LINE_LIMIT} bytes"}
+
+
+@pytest.mark.parametrize(
+    ("got", "expected", "same"),
+    [
+        ({"ok": True, "retryable": False}, {"ok": True, "retryable": False}, True),
+        ({"ok": 1, "retryable": False}, {"ok": True, "retryable": False}, False),
+        ({"ok": True, "retryable": 0}, {"ok": True, "retryable": False}, False),
+        ({"status": True}, {"status": 1}, False),
+        ({"retry_after_seconds": 5.0}, {"retry_after_seconds": 5}, True),
+        ({"retry_after_seconds": "5"}, {"retry_after_seconds": 5}, False),
+        ({"ok": True, "retryable": False, "x": None}, {"ok": True, "retryable": False}, False),
+        ({"a": [1, "b"]}, {"a": [1, "b"]}, True),
+        ({"a": [1]}, {"a": [1, 2]}, False),
+        ({"a": None}, {"a": None}, True),
+        ([], {}, False),
+    ],
+)
+def test_answers_compare_as_json_values(got: object, expected: object, same: bool) -> None:
+    """SPEC 9.3/9.4: ``true`` is not ``1`` (Python's == would say it is); a number is a
+    number whether written 5 or 5.0."""
+    from agenterr._cli import _same_json
+
+    assert _same_json(got, expected) is same
+
+
+@pytest.mark.external
+def test_a_port_answering_one_for_true_fails(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Through --command, a boolean written as a number fails its vector."""
+    path = _write_vectors(tmp_path / "v.json", "NOT_FOUND")
+    command = _port(
+        tmp_path,
+        "import json\n"
+        "first = json.loads(lines[0]); first['retryable'] = int(first['retryable'])\n"
+        "sys.stdout.write(json.dumps(first) + '\\n'); sys.stdout.flush()\n"
+        "sys.stdout.buffer.write(lines[1] + b'\\n')\n",
+    )
+    status, out, _ = run(capsys, "vectors", str(path), "--command", command)
+    assert status == 1, out
+    assert "FAIL v1" in out and '"retryable": 0' in out
+    assert out.splitlines()[-1] == "conformance: 1 passed, 1 failed"
+
+
+@pytest.mark.external
+def test_a_port_naming_the_rejected_field_passes(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """An ``expect_error`` vector passes when the port's error starts with its field."""
+    vectors = {
+        "spec_version": "3.0",
+        "vectors": [
+            {"id": "w1", "rule": "wire-reading", "input": {"wire": 5}, "expect_error": "outcome"},
+            {"id": "w2", "rule": "wire-reading", "input": {"wire": 5}, "expect_error": "ok"},
+        ],
+    }
+    path = tmp_path / "v.json"
+    path.write_text(json.dumps(vectors), encoding="utf-8")
+    command = f"{sys.executable} -m agenterr classify --jsonl"
+    status, out, _ = run(capsys, "vectors", str(path), "--command", command, "-v")
+    assert status == 1
+    assert "PASS w1" in out and "FAIL w2" in out

@@ -425,6 +425,7 @@ def _readme_curl_recipe() -> str:
     return blocks[0]
 
 
+@pytest.mark.external
 @pytest.mark.skipif(shutil.which("curl") is None or sys.platform == "win32", reason="curl")
 def test_readme_curl_recipe(server_url: str, tmp_path: Path) -> None:
     """The README's `curl -si … | agenterr classify` recipe, run against a real 429."""
@@ -454,6 +455,7 @@ def test_readme_curl_recipe(server_url: str, tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.external
 @pytest.mark.skipif(shutil.which("curl") is None or sys.platform == "win32", reason="curl")
 def test_readme_headers_file_recipe(server_url: str, tmp_path: Path) -> None:
     """The README's `curl -D headers.txt -o body.json` recipe, run against a real 429."""

@@ -115,6 +115,7 @@ def _interruptible() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
+@pytest.mark.external
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 def test_interrupt_exits_130_without_a_traceback() -> None:
     """Ctrl-C while the stream waits for input: exit 130 and nothing on stderr."""
@@ -145,6 +146,7 @@ def test_interrupt_exits_130_without_a_traceback() -> None:
     assert proc.returncode == 130
 
 
+@pytest.mark.external
 @pytest.mark.parametrize(
     ("argv", "stdin"),
     [
@@ -199,6 +201,7 @@ def test_readme_jsonl_example_is_what_the_command_prints(
         assert re.fullmatch(pattern, line), (shown, line)
 
 
+@pytest.mark.external
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 def test_interrupted_vectors_run_stops_the_program_under_test(tmp_path: Path) -> None:
     """Ctrl-C during `vectors --command`: exit 130 at once, and the port does not outlive it."""

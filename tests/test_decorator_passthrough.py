@@ -316,6 +316,7 @@ print(len(classes), loaded)
 """
 
 
+@pytest.mark.external
 @pytest.mark.parametrize("framework", list(FRAMEWORKS))
 def test_framework_control_flow_passes_without_the_integration(framework: str) -> None:
     """In a fresh interpreter that imports only the framework and agenterr (no integration

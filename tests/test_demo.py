@@ -10,6 +10,8 @@ import pytest
 
 from agenterr._demo import run_demo
 
+pytestmark = pytest.mark.external
+
 
 def _demo(seed: int, color: bool = False) -> str:
     out = io.StringIO()

@@ -19,6 +19,7 @@ from types import ModuleType
 from typing import Any, get_type_hints
 
 import httpx
+import pytest
 from mcp.server.mcpserver import MCPServer
 from openai.types.chat import ChatCompletionToolMessageParam
 from openai.types.responses import ResponseInputItemParam
@@ -28,6 +29,8 @@ from pydantic import TypeAdapter
 import agenterr
 from agenterr._hints import split_quote
 from agenterr._tool_result import MODEL_TEXT
+
+pytestmark = pytest.mark.external
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 

@@ -9,6 +9,7 @@ import sys
 import threading
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -109,6 +110,7 @@ def test_request_batches_split_as_readline_does(
     assert got == expected
 
 
+@pytest.mark.external
 def test_jsonl_answers_each_line_before_the_next_arrives() -> None:
     """Answers are flushed per read: an interactive writer gets each one before writing on."""
     proc = subprocess.Popen(

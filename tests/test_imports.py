@@ -13,6 +13,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 HEAVY = ("httpx", "httpx2", "requests", "aiohttp", "tenacity", "pydantic", "urllib3")
 
+pytestmark = pytest.mark.external
+
 _PROBE = """
 import sys, json
 {statement}

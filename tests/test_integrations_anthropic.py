@@ -20,6 +20,8 @@ from agenterr._hints import split_quote
 from agenterr._tool_result import MODEL_TEXT
 from agenterr.integrations.anthropic import tool_result_block
 
+pytestmark = pytest.mark.external
+
 
 @functools.cache  # building an adapter for the SDK's large unions takes most of a second
 def adapter(tp: Any) -> TypeAdapter[Any]:

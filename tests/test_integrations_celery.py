@@ -53,7 +53,10 @@ from ._redis import redis_server
 
 # Celery's Redis result backend still calls SETEX, which redis-py 8 deprecates; the warning
 # is raised in the worker thread, where filterwarnings=error would fail the task instead.
-pytestmark = pytest.mark.filterwarnings(r"ignore:Call to deprecated setex\.:DeprecationWarning")
+pytestmark = [
+    pytest.mark.external,
+    pytest.mark.filterwarnings(r"ignore:Call to deprecated setex\.:DeprecationWarning"),
+]
 
 EXAMPLE = Path(__file__).parent.parent / "examples" / "celery_task.py"
 TIMEOUT = 15

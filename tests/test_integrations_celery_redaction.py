@@ -33,7 +33,10 @@ from agenterr.testing import transport_error
 from ._redis import redis_server
 from .test_integrations_celery import BACKENDS, _close, _no_logging_setup, _record_backend
 
-pytestmark = pytest.mark.filterwarnings(r"ignore:Call to deprecated setex\.:DeprecationWarning")
+pytestmark = [
+    pytest.mark.external,
+    pytest.mark.filterwarnings(r"ignore:Call to deprecated setex\.:DeprecationWarning"),
+]
 
 PASSWORD = "hunter2-correct-horse"
 KEY = "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789"

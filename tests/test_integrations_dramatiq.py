@@ -40,6 +40,8 @@ from agenterr.integrations.dramatiq import (
     with_retry_after,
 )
 
+pytestmark = pytest.mark.external
+
 EXAMPLE = Path(__file__).parent.parent / "examples" / "dramatiq_actor.py"
 
 

@@ -22,6 +22,8 @@ from agenterr.testing import http_status_error
 
 from .test_integrations_dramatiq import Harness, Recorder
 
+pytestmark = pytest.mark.external
+
 PASSWORD = "hunter2-correct-horse"
 KEY = "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789"
 

@@ -55,6 +55,8 @@ from agenterr.integrations.langchain import (
     tool_message,
 )
 
+pytestmark = pytest.mark.external
+
 FAILURES = {
     Class.TRANSIENT: agenterr.from_status(429, "", headers={"Retry-After": "2"}),
     Class.SELF_CORRECTABLE: agenterr.from_status(404, '{"error":"no such order"}'),

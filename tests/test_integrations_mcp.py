@@ -34,6 +34,8 @@ from agenterr._tool_result import MODEL_TEXT
 from agenterr.integrations import mcp as agenterr_mcp
 from agenterr.integrations.mcp import for_mcp, from_call_tool_result, to_call_tool_result
 
+pytestmark = pytest.mark.external
+
 # --- a tool against a fake orders API ----------------------------------------------------
 
 

@@ -18,6 +18,8 @@ import agenterr
 from agenterr import Outcome, TransientToolError, classified_tool
 from agenterr.integrations.tenacity import before_sleep_log_outcome, retry_policy
 
+pytestmark = pytest.mark.external
+
 APP = logging.getLogger("app.tools")
 
 

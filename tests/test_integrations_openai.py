@@ -33,6 +33,8 @@ from agenterr.integrations.openai import (
     tool_result_text,
 )
 
+pytestmark = pytest.mark.external
+
 
 @functools.cache  # building an adapter for the SDK's large unions takes most of a second
 def adapter(tp: Any) -> TypeAdapter[Any]:

@@ -25,6 +25,8 @@ import agenterr
 from agenterr import Outcome, TransientToolError, classified_tool
 from agenterr.integrations.opentelemetry import COUNTER, traced
 
+pytestmark = pytest.mark.external
+
 
 class Telemetry:
     def __init__(self) -> None:

@@ -52,6 +52,8 @@ from agenterr._hints import split_quote
 from agenterr._tool_result import MODEL_TEXT
 from agenterr.integrations.pydantic_ai import model_retry
 
+pytestmark = pytest.mark.external
+
 EXAMPLES = Path(__file__).parent.parent / "examples"
 
 ORDERS = {"A-1001": {"id": "A-1001", "status": "shipped"}}

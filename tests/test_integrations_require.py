@@ -13,6 +13,8 @@ import pytest
 
 from agenterr.integrations._require import REPOSITORY, require
 
+pytestmark = pytest.mark.external
+
 
 @pytest.fixture
 def packages(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:

@@ -33,6 +33,8 @@ from agenterr import (
 )
 from agenterr.integrations.stamina import retry_on_transient, retry_policy
 
+pytestmark = pytest.mark.external
+
 EXAMPLE = Path(__file__).parent.parent / "examples" / "stamina_retry.py"
 
 

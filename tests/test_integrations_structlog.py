@@ -13,6 +13,8 @@ import agenterr
 from agenterr import Outcome, classified_tool
 from agenterr.integrations.structlog import outcome_fields
 
+pytestmark = pytest.mark.external
+
 SECRET = "sk-abcdefghijklmnopqrstuvwxyz0123456789"
 
 

@@ -59,6 +59,8 @@ with workflow.unsafe.imports_passed_through():
     )
     from agenterr.testing import http_response, http_status_error, transport_error
 
+pytestmark = pytest.mark.external
+
 
 # --- to_application_error --------------------------------------------------------------
 

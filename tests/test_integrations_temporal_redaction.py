@@ -36,6 +36,8 @@ with workflow.unsafe.imports_passed_through():
 
     from .test_integrations_temporal import _temporal_cli
 
+pytestmark = pytest.mark.external
+
 PASSWORD = "hunter2-correct-horse"
 KEY = "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789"
 MESSAGE = f"connect to postgres://app:{PASSWORD}@db failed; api_key={KEY}"

@@ -51,6 +51,8 @@ from agenterr.integrations.tenacity import (
     wait_retry_after,
 )
 
+pytestmark = pytest.mark.external
+
 EXAMPLE = Path(__file__).parent.parent / "examples" / "tenacity_retry.py"
 
 

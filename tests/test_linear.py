@@ -303,6 +303,7 @@ def test_one_member_and_exactly_the_width_are_shown_whole() -> None:
     assert traceback_text(_group(16)).endswith("    and 1 more exception")
 
 
+@pytest.mark.external
 def test_cli_jsonl_work_is_linear_in_the_lines(
     gate_input: Callable[[Callable[[], object]], int],
 ) -> None:

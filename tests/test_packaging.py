@@ -5,6 +5,10 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.external
+
 ROOT = Path(__file__).parent.parent
 
 

@@ -24,6 +24,8 @@ import requests
 from agenterr import Code
 from tests._replay import TIMEOUT, Case, ReplayServer, Reply, check, refused, serve, slow
 
+pytestmark = pytest.mark.external
+
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[ReplayServer]:

@@ -26,6 +26,8 @@ from google.oauth2.credentials import Credentials
 from agenterr import Code, from_response
 from tests._replay import TIMEOUT, Case, ReplayServer, Reply, check, refused, serve, slow
 
+pytestmark = pytest.mark.external
+
 # The botocore and azure-core transport errors (timeouts, refused connections) are not yet in
 # the decorator's transport table, so @classified_tool still calls them bugs; from_error is
 # right. The check asserts the disagreement so the argument goes once the tables are one.

@@ -24,6 +24,8 @@ from twilio.rest import Client as TwilioClient
 from agenterr import Code, from_response
 from tests._replay import TIMEOUT, Case, ReplayServer, Reply, check, refused, serve, slow
 
+pytestmark = pytest.mark.external
+
 # Rule work the vocabulary of the status table does not cover yet (issue: general evidence).
 
 

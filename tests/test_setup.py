@@ -20,6 +20,8 @@ import pytest
 
 from ._redis import redis_executable, redis_server
 
+pytestmark = pytest.mark.external
+
 ROOT = Path(__file__).parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 

@@ -56,6 +56,7 @@ def test_public_names() -> None:
     ]
 
 
+@pytest.mark.external
 def test_import_loads_no_client() -> None:
     """Importing agenterr.testing imports none of the clients (a fresh interpreter)."""
     probe = (
