@@ -77,6 +77,17 @@ def _plain_types(policy: Policy) -> set[type] | frozenset[type]:
     return frozenset() if policy.envelopes else PLAIN
 
 
+def _value_or_raise(  # noqa: PLR0917 - the wrapper's arguments, passed on
+    policy: Policy, exc: Exception, wrapped: Any, args: Any, kwargs: Any, at_call: bool
+) -> Any:
+    """Raises mode: the outcome's typed error, or the value when the outcome is a success
+    (an ``errors=`` mapping may call an exception one)."""
+    outcome = policy.on_exception(exc, wrapped, args, kwargs, at_call)
+    if not outcome.ok:
+        raise_typed(outcome, exc)
+    return outcome.value
+
+
 def _sync(policy: Policy, raises: bool) -> _Wrapper:
     plain = _plain_types(policy)
 
@@ -86,10 +97,7 @@ def _sync(policy: Policy, raises: bool) -> _Wrapper:
             try:
                 result = wrapped(*args, **kwargs)
             except Exception as exc:
-                outcome = policy.on_exception(exc, wrapped, args, kwargs, True)
-                if outcome.ok:
-                    return outcome.value
-                raise_typed(outcome, exc)
+                return _value_or_raise(policy, exc, wrapped, args, kwargs, True)
             if type(result) in plain:
                 return result
             if result_kind(type(result)) == AWAITABLE:
@@ -152,12 +160,9 @@ async def _classify_awaited(  # noqa: PLR0917 - as _awaited
         result = await awaitable
     except Exception as exc:
         # Raised by the awaitable's body, not by the call: no binding diagnosis.
-        outcome = policy.on_exception(exc, wrapped, args, kwargs, False)
-        if not raises:
-            return outcome
-        if outcome.ok:
-            return outcome.value
-        raise_typed(outcome, exc)
+        if raises:
+            return _value_or_raise(policy, exc, wrapped, args, kwargs, False)
+        return policy.on_exception(exc, wrapped, args, kwargs, False)
     if raises:
         return policy.result_value(result)
     return policy.on_result(result)
@@ -172,10 +177,7 @@ def _async(policy: Policy, raises: bool) -> _Wrapper:
             try:
                 result = await wrapped(*args, **kwargs)
             except Exception as exc:
-                outcome = policy.on_exception(exc, wrapped, args, kwargs, True)
-                if outcome.ok:
-                    return outcome.value
-                raise_typed(outcome, exc)
+                return _value_or_raise(policy, exc, wrapped, args, kwargs, True)
             if type(result) in plain:
                 return result
             return policy.result_value(result)
@@ -259,13 +261,10 @@ def _generator(policy: Policy, raises: bool) -> _Wrapper:
                 except Exception as exc:
                     if exc is thrown:
                         raise  # the consumer's own exception, not the tool's failure
-                    outcome = policy.on_exception(exc, None, (), {}, False)
                     if raises:
-                        if outcome.ok:
-                            yield outcome.value
-                            return None
-                        raise_typed(outcome, exc)
-                    yield outcome
+                        yield _value_or_raise(policy, exc, None, (), {}, False)
+                    else:
+                        yield policy.on_exception(exc, None, (), {}, False)
                     return None
                 # Outside the try below: a failed item's typed error must reach the
                 # consumer, not be thrown into the tool.
@@ -310,13 +309,10 @@ def _async_generator(policy: Policy, raises: bool) -> _Wrapper:
                 except Exception as exc:
                     if exc is thrown:
                         raise  # the consumer's own exception, not the tool's failure
-                    outcome = policy.on_exception(exc, None, (), {}, False)
                     if raises:
-                        if outcome.ok:
-                            yield outcome.value
-                            return
-                        raise_typed(outcome, exc)
-                    yield outcome
+                        yield _value_or_raise(policy, exc, None, (), {}, False)
+                    else:
+                        yield policy.on_exception(exc, None, (), {}, False)
                     return
                 out = _item(policy, item, raises)  # outside the try: see _generator
                 sent, thrown = None, None
