@@ -159,35 +159,99 @@ _TIMEOUT, _MALFORMED, _PERMANENT, _CONNECTION = "timeout", "malformed", "permane
 
 # Failures relayed as text from other runtimes — an MCP server written in Go or Node, a
 # subprocess, a curl call — arrive as a plain exception whose message is all there is. Each
-# pattern is the runtime's own fixed wording, specific enough not to occur in ordinary error
-# prose (SPEC 4.2, "foreign transport messages").
-_FOREIGN = (
-    (
-        _PERMANENT,  # certificate verification (Go crypto/x509, Java PKIX, Node's codes)
-        r"x509: |PKIX path building failed|unable to find valid certification path|"
-        r"CERT_HAS_EXPIRED|UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED_CERT_IN_CHAIN|"
-        r"DEPTH_ZERO_SELF_SIGNED_CERT|ERR_TLS_CERT_ALTNAME_INVALID|curl: \(60\)",
+# wording is the runtime's own fixed text, specific enough not to occur in ordinary error
+# prose (SPEC 4.2, step 3.6, which is rendered from this table).
+
+
+class ForeignWordings(NamedTuple):
+    """One concept's wordings of a transport failure in other runtimes (SPEC 4.2, step 3.6).
+
+    ``texts`` are found anywhere in the message, ``words`` only where no ASCII letter, digit
+    or ``_`` touches either end (``ENOTFOUND``, not ``XENOTFOUNDX``); both case-sensitively.
+    """
+
+    concept: str  # certificate (verification failed), host name (does not exist), timed
+    # out, connection (refused, reset or dropped; a resolver hiccup)
+    kind: str  # "permanent", "timeout" or "connection" (not decisive)
+    runtimes: str
+    texts: tuple[str, ...]
+    words: tuple[str, ...] = ()
+
+    def pattern(self) -> re.Pattern[str]:
+        """Literal alternatives only: the same search in every regex dialect."""
+        texts = [re.escape(text) for text in self.texts]
+        if self.words:
+            words = "|".join(re.escape(word) for word in self.words)
+            texts.append(f"(?<![A-Za-z0-9_])(?:{words})(?![A-Za-z0-9_])")
+        return re.compile("|".join(texts))
+
+
+FOREIGN_WORDINGS = (
+    ForeignWordings(
+        "certificate",
+        _PERMANENT,
+        "Go crypto/x509, Java PKIX, Node, curl",
+        (
+            "x509: ",
+            "PKIX path building failed",
+            "unable to find valid certification path",
+            "CERT_HAS_EXPIRED",
+            "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+            "SELF_SIGNED_CERT_IN_CHAIN",
+            "DEPTH_ZERO_SELF_SIGNED_CERT",
+            "ERR_TLS_CERT_ALTNAME_INVALID",
+            "curl: (60)",
+        ),
     ),
-    (
-        _PERMANENT,  # a host name that does not exist (Go, Node, glibc, curl)
-        r"no such host|\bENOTFOUND\b|Name or service not known|"
-        r"nodename nor servname provided|Could not resolve host|curl: \(6\)",
+    ForeignWordings(
+        "host name",
+        _PERMANENT,
+        "Go, Node, glibc, macOS, curl",
+        (
+            "no such host",
+            "Name or service not known",
+            "nodename nor servname provided",
+            "Could not resolve host",
+            "curl: (6)",
+        ),
+        ("ENOTFOUND",),
     ),
-    (
-        _TIMEOUT,  # Go's context and net timeouts, Node's and undici's, curl's, Java's
-        r"context deadline exceeded|Client\.Timeout exceeded|i/o timeout|\bETIMEDOUT\b|"
-        r"\bESOCKETTIMEDOUT\b|UND_ERR_(?:HEADERS|BODY|CONNECT)_TIMEOUT|curl: \(28\)|"
-        r"SocketTimeoutException|HttpTimeoutException",
+    ForeignWordings(
+        "timed out",
+        _TIMEOUT,
+        "Go context and net, Node, undici, curl, Java",
+        (
+            "context deadline exceeded",
+            "Client.Timeout exceeded",
+            "i/o timeout",
+            "UND_ERR_HEADERS_TIMEOUT",
+            "UND_ERR_BODY_TIMEOUT",
+            "UND_ERR_CONNECT_TIMEOUT",
+            "curl: (28)",
+            "SocketTimeoutException",
+            "HttpTimeoutException",
+        ),
+        ("ETIMEDOUT", "ESOCKETTIMEDOUT"),
     ),
-    (
-        _CONNECTION,  # refused, reset or dropped connections, a resolver hiccup
-        r"\bECONNREFUSED\b|\bECONNRESET\b|\bEPIPE\b|\bEAI_AGAIN\b|connection refused|"
-        r"connection reset by peer|socket hang up|UND_ERR_SOCKET|curl: \((?:7|52|56)\)|"
-        r"ConnectException: Connection refused",
+    ForeignWordings(
+        "connection",
+        _CONNECTION,
+        "POSIX error names, Go, Node, undici, curl, Java",
+        (
+            "connection refused",
+            "connection reset by peer",
+            "socket hang up",
+            "UND_ERR_SOCKET",
+            "curl: (7)",
+            "curl: (52)",
+            "curl: (56)",
+            "ConnectException: Connection refused",
+        ),
+        ("ECONNREFUSED", "ECONNRESET", "EPIPE", "EAI_AGAIN"),
     ),
 )
-_FOREIGN_PATTERNS = tuple((kind, re.compile(pattern)) for kind, pattern in _FOREIGN)
-_FOREIGN_WINDOW = 1024
+_FOREIGN_PATTERNS = tuple((group.kind, group.pattern()) for group in FOREIGN_WORDINGS)
+FOREIGN_WINDOW = 1024
 
 
 class Verdict(NamedTuple):
@@ -423,7 +487,7 @@ def foreign_kind(exc: BaseException) -> str | None:
         return None
     if not isinstance(text, str) or not text:
         return None
-    window = str.__str__(text)[:_FOREIGN_WINDOW]
+    window = str.__str__(text)[:FOREIGN_WINDOW]
     for kind, pattern in _FOREIGN_PATTERNS:
         if pattern.search(window):
             return kind

@@ -30,6 +30,7 @@ from agenterr._rules import (
 from agenterr._status import STATUS_TABLE
 from agenterr._taxonomy import Code, codes
 from agenterr._tool_result import MODEL_TEXT
+from agenterr._transport import FOREIGN_WINDOW, FOREIGN_WORDINGS
 
 SPEC = Path(__file__).resolve().parent.parent / "SPEC.md"
 _MARKED = re.compile(r"(<!-- table:([a-z-]+):start -->\n)(.*?)(<!-- table:\2:end -->)", re.S)
@@ -151,7 +152,47 @@ def model_text() -> str:
     return "\n".join(rows)
 
 
+_FOREIGN_DECIDES = {
+    "permanent": "`UNKNOWN`, as step 5",
+    "timeout": "`TIMEOUT`, as step 3",
+    "connection": "not decisive",
+}
+
+
+def foreign_transport() -> str:
+    """SPEC 4.2 step 3.6: the foreign transport wordings, group by group, in order."""
+    rows = [
+        "| Group | Decides | Runtimes | Anywhere in the message | As a whole word |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for group in FOREIGN_WORDINGS:
+        rows.append(
+            f"| `{group.concept}` | {_FOREIGN_DECIDES[group.kind]} | {group.runtimes} "
+            f"| {_ticks(group.texts)} | {_ticks(group.words) or '—'} |"
+        )
+    return "\n".join(rows)
+
+
+FOREIGN_JSON = SPEC.parent / "spec" / "foreign-transport.json"
+"""SPEC 4.2 step 3.6's wordings as data for ports: the groups in the order they are tested."""
+
+
+def foreign_json() -> str:
+    groups = [
+        {
+            "group": group.concept,
+            "decides": {"permanent": "UNKNOWN", "timeout": "TIMEOUT"}.get(group.kind),
+            "anywhere": list(group.texts),
+            "whole_word": list(group.words),
+        }
+        for group in FOREIGN_WORDINGS
+    ]
+    document = {"window": FOREIGN_WINDOW, "case_sensitive": True, "groups": groups}
+    return json.dumps(document, ensure_ascii=False, indent=1) + "\n"
+
+
 TABLES: dict[str, Callable[[], str]] = {
+    "foreign-transport": foreign_transport,
     "status": status,
     "identifiers": identifiers,
     "quota-phrases": quota_phrases,
@@ -200,5 +241,6 @@ if __name__ == "__main__":
     if sys.argv[1:] == ["--write"]:
         SPEC.write_text(rendered(SPEC.read_text(encoding="utf-8")), encoding="utf-8")
         STATUS_JSON.write_text(status_json(), encoding="utf-8")
+        FOREIGN_JSON.write_text(foreign_json(), encoding="utf-8")
     else:
         sys.stdout.write(rendered(SPEC.read_text(encoding="utf-8")))

@@ -5,7 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from .spec_tables import SPEC, STATUS_JSON, TABLES, marked, status_json
+from .spec_tables import (
+    FOREIGN_JSON,
+    SPEC,
+    STATUS_JSON,
+    TABLES,
+    foreign_json,
+    marked,
+    status_json,
+)
 
 TEXT = SPEC.read_text(encoding="utf-8")
 
@@ -40,5 +48,12 @@ def test_a_changed_rule_changes_the_rendering(monkeypatch: pytest.MonkeyPatch) -
 def test_the_status_table_ships_as_json() -> None:
     """spec/status-table.json is the status table's data, for ports that read it."""
     assert STATUS_JSON.read_text(encoding="utf-8") == status_json(), (
+        "run `python -m tests.spec_tables --write`"
+    )
+
+
+def test_the_foreign_wordings_ship_as_json() -> None:
+    """spec/foreign-transport.json is SPEC 4.2 step 3.6's table, for ports that read it."""
+    assert FOREIGN_JSON.read_text(encoding="utf-8") == foreign_json(), (
         "run `python -m tests.spec_tables --write`"
     )

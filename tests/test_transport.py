@@ -11,11 +11,14 @@ from __future__ import annotations
 import asyncio
 import errno
 import http.client
+import json
 import socket
 import ssl
+import string
 import sys
 import urllib.error
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -25,6 +28,8 @@ import openai
 import pytest
 import requests
 import urllib3
+from hypothesis import given
+from hypothesis import strategies as st
 
 from agenterr import Code, classified_tool, from_error
 from agenterr._transport import MAX_CHAIN, is_transport
@@ -451,3 +456,58 @@ def test_ordinary_prose_is_not_a_foreign_transport_message(message: str) -> None
         raise error
 
     assert tool().code is Code.UNKNOWN  # a bug, not a transport failure
+
+
+# --- SPEC 4.2 step 3.6 from its data alone ----------------------------------------------
+
+_FOREIGN_DATA = json.loads(
+    (Path(__file__).resolve().parent.parent / "spec" / "foreign-transport.json").read_text("utf-8")
+)
+_WORD_CHARS = frozenset(string.ascii_letters + string.digits + "_")
+
+
+def _port_reads(message: str) -> str | None:
+    """Step 3.6 as a port would write it from spec/foreign-transport.json: substrings and
+    whole words, no regular expression; the code decided, "" when not decisive, or None."""
+    window = message[: _FOREIGN_DATA["window"]]
+    for group in _FOREIGN_DATA["groups"]:
+        found = any(text in window for text in group["anywhere"])
+        for word in group["whole_word"]:
+            start = window.find(word)
+            while start >= 0 and not found:
+                end = start + len(word)
+                found = (start == 0 or window[start - 1] not in _WORD_CHARS) and (
+                    end == len(window) or window[end] not in _WORD_CHARS
+                )
+                start = window.find(word, start + 1)
+        if found:
+            return group["decides"] or ""
+    return None
+
+
+_PIECES = st.sampled_from(
+    [
+        *(t for g in _FOREIGN_DATA["groups"] for t in g["anywhere"] + g["whole_word"]),
+        " ",
+        "_",
+        "x",
+        ":",
+        "é",
+        "\n",
+        "deadline",
+        "NO SUCH HOST",
+    ]
+)
+
+
+@given(st.lists(_PIECES, max_size=12), st.integers(0, 1030))
+def test_the_foreign_table_is_all_a_port_needs(pieces: list[str], padding: int) -> None:
+    """A plain reading of the shipped table gives the code from_error gives a plain error
+    with that message, near the window's edge too."""
+    message = "x" * padding + "".join(pieces)
+    expected = _port_reads(message)
+    code = from_error(Exception(message)).code
+    if expected:
+        assert code is Code(expected), (message, expected)
+    else:
+        assert code is Code.UNAVAILABLE, message
