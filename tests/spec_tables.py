@@ -9,6 +9,8 @@ changing a rule, regenerate them with::
 
 from __future__ import annotations
 
+import html
+import html.entities
 import json
 import re
 import sys
@@ -191,6 +193,24 @@ def foreign_json() -> str:
     return json.dumps(document, ensure_ascii=False, indent=1) + "\n"
 
 
+ENTITIES_JSON = SPEC.parent / "spec" / "html-entities.json"
+"""SPEC 7.1's HTML unescaping as data: the tables of Python's ``html.unescape``, which the
+package applies to the text of a markup window."""
+
+
+def entities_json() -> str:
+    document = {
+        "reference": r"&(#[0-9]+;?|#[xX][0-9a-fA-F]+;?|[^\t\n\f <&#;]{1,32};?)",
+        "invalid_charrefs": {
+            str(number): text
+            for number, text in sorted(html._invalid_charrefs.items())  # type: ignore[attr-defined]
+        },
+        "invalid_codepoints": sorted(html._invalid_codepoints),  # type: ignore[attr-defined]
+        "named": dict(sorted(html.entities.html5.items())),
+    }
+    return json.dumps(document, ensure_ascii=False, indent=1) + "\n"
+
+
 TABLES: dict[str, Callable[[], str]] = {
     "foreign-transport": foreign_transport,
     "status": status,
@@ -242,5 +262,6 @@ if __name__ == "__main__":
         SPEC.write_text(rendered(SPEC.read_text(encoding="utf-8")), encoding="utf-8")
         STATUS_JSON.write_text(status_json(), encoding="utf-8")
         FOREIGN_JSON.write_text(foreign_json(), encoding="utf-8")
+        ENTITIES_JSON.write_text(entities_json(), encoding="utf-8")
     else:
         sys.stdout.write(rendered(SPEC.read_text(encoding="utf-8")))

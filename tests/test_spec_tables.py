@@ -3,13 +3,21 @@ disagree (regenerate with ``python -m tests.spec_tables --write``)."""
 
 from __future__ import annotations
 
+import html
+import json
+import re
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from .spec_tables import (
+    ENTITIES_JSON,
     FOREIGN_JSON,
     SPEC,
     STATUS_JSON,
     TABLES,
+    entities_json,
     foreign_json,
     marked,
     status_json,
@@ -57,3 +65,51 @@ def test_the_foreign_wordings_ship_as_json() -> None:
     assert FOREIGN_JSON.read_text(encoding="utf-8") == foreign_json(), (
         "run `python -m tests.spec_tables --write`"
     )
+
+
+def test_the_entity_tables_ship_as_json() -> None:
+    """spec/html-entities.json holds what SPEC 7.1's unescaping needs."""
+    assert ENTITIES_JSON.read_text(encoding="utf-8") == entities_json(), (
+        "run `python -m tests.spec_tables --write`"
+    )
+
+
+_ENTITIES = json.loads(ENTITIES_JSON.read_text(encoding="utf-8"))
+
+
+def _port_unescape(text: str) -> str:
+    """SPEC 7.1's unescaping as a port writes it from spec/html-entities.json."""
+    named, charrefs = _ENTITIES["named"], _ENTITIES["invalid_charrefs"]
+    dropped = set(_ENTITIES["invalid_codepoints"])
+
+    def one(match: re.Match[str]) -> str:
+        ref = match.group(1)
+        if ref[0] == "#":
+            number = int(ref[2:].rstrip(";"), 16) if ref[1] in "xX" else int(ref[1:].rstrip(";"))
+            if str(number) in charrefs:
+                return str(charrefs[str(number)])
+            if 0xD800 <= number <= 0xDFFF or number > 0x10FFFF:
+                return "\ufffd"
+            return "" if number in dropped else chr(number)
+        if ref in named:
+            return str(named[ref])
+        for length in range(len(ref) - 1, 1, -1):
+            if ref[:length] in named:
+                return str(named[ref[:length]]) + ref[length:]
+        return "&" + ref
+
+    return re.sub(_ENTITIES["reference"], one, text)
+
+
+_ENTITY_PIECES = st.sampled_from(
+    ["&", "#", "x", "X", ";", "amp", "not", "notin", "it", "lt", "0", "1c", "80", "d800",
+     "110000", "99999999999", " ", "a", "\t", "<", "é", "AElig", "zwnj"]
+)  # fmt: skip
+
+
+@given(st.lists(_ENTITY_PIECES, max_size=16))
+def test_the_entity_algorithm_is_html_unescape(pieces: list[str]) -> None:
+    """The algorithm SPEC 7.1 writes out, run on the shipped tables, is html.unescape."""
+    assert _ENTITIES["reference"] == html._charref.pattern  # type: ignore[attr-defined]
+    text = "".join(pieces)
+    assert _port_unescape(text) == html.unescape(text)
