@@ -194,7 +194,7 @@ _CHUNK = 1 << 16
 """Most bytes of standard input ``classify --jsonl`` asks for in one read."""
 
 
-def _request_batches(stream: Any, limit: int) -> Iterator[list[tuple[int, bytes | None]]]:
+def request_batches(stream: Any, limit: int) -> Iterator[list[tuple[int, bytes | None]]]:
     """Numbered request lines (without their newline), in batches of those one read of
     ``stream`` completed.
 
@@ -234,7 +234,7 @@ def _request_batches(stream: Any, limit: int) -> Iterator[list[tuple[int, bytes 
         yield [(number + 1, None if skipping else bytes(pending))]
 
 
-def _answer(number: int, line: bytes | None) -> str | None:
+def answer_line(number: int, line: bytes | None) -> str | None:
     """The JSON text answering one request line (an error object for a bad line), or None
     for a blank line. Nothing one line holds may stop the stream."""
     if line is None:
@@ -333,8 +333,8 @@ def _classify_jsonl() -> int:
     progress = _Progress(sys.stderr, out)
     try:
         write = _jsonl_writer(out)
-        for batch in _request_batches(sys.stdin.buffer, JSONL_LINE_LIMIT):
-            answers = [_answer(number, line) for number, line in batch]
+        for batch in request_batches(sys.stdin.buffer, JSONL_LINE_LIMIT):
+            answers = [answer_line(number, line) for number, line in batch]
             # One write and one flush per read, not per line: the answers so far reach the
             # reader before the next read can block.
             write("".join(answer + "\n" for answer in answers if answer is not None))
@@ -552,10 +552,12 @@ def _run_command(argv: list[str], requests: list[Any], timeout: float) -> tuple[
         threading.Thread(target=target, daemon=True)
         for target in (feed, drain_stdout, drain_stderr)
     ]
-    for thread in threads:
-        thread.start()
     deadline = time.monotonic() + timeout
     try:
+        # Started inside the try: a Ctrl-C that lands while they start still stops the
+        # program under test (it is already running).
+        for thread in threads:
+            thread.start()
         proc.wait(timeout)
     except subprocess.TimeoutExpired:
         proc.kill()
@@ -568,7 +570,8 @@ def _run_command(argv: list[str], requests: list[Any], timeout: float) -> tuple[
     finally:
         # A grandchild may hold the pipes open; never wait past the deadline (plus a grace).
         for thread in threads:
-            thread.join(max(deadline - time.monotonic(), 1.0))
+            if thread.is_alive():
+                thread.join(max(deadline - time.monotonic(), 1.0))
         for pipe in (stdin, stdout, stderr):
             with contextlib.suppress(OSError):
                 pipe.close()
@@ -604,10 +607,10 @@ def _matches(vector: dict[str, Any], got: object) -> bool:
     if "expect_error" in vector:
         message = got.get("error") if isinstance(got, dict) else None
         return isinstance(message, str) and message.startswith(f"{vector['expect_error']}:")
-    return _same_json(got, vector.get("expect"))
+    return same_json(got, vector.get("expect"))
 
 
-def _same_json(got: object, expected: object) -> bool:
+def same_json(got: object, expected: object) -> bool:
     """Equality of two JSON values (SPEC 9.3): Python's ``==`` would let ``true`` pass for
     ``1`` and ``1`` for ``true``. Numbers compare by value, as JSON has one number type.
     Recursion follows ``expected``, a vector, so its depth is the vector's."""
@@ -617,13 +620,13 @@ def _same_json(got: object, expected: object) -> bool:
         return (
             isinstance(got, dict)
             and got.keys() == expected.keys()
-            and all(_same_json(got[key], value) for key, value in expected.items())
+            and all(same_json(got[key], value) for key, value in expected.items())
         )
     if isinstance(expected, list):
         return (
             isinstance(got, list)
             and len(got) == len(expected)
-            and all(_same_json(g, e) for g, e in zip(got, expected, strict=True))
+            and all(same_json(g, e) for g, e in zip(got, expected, strict=True))
         )
     if isinstance(expected, int | float):
         return isinstance(got, int | float) and got == expected

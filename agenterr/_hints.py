@@ -30,7 +30,7 @@ MAX_PROBLEMS = 20
 # {wait} is " after at least N seconds" or "". The 401 and 422 wording is the reference's
 # documented output and must not change.
 _KEEP_ARGS = "NOT a problem with your arguments — do not modify them."
-_TEMPLATES: dict[Code, str] = {
+TEMPLATES: dict[Code, str] = {
     Code.INVALID_REQUEST: (
         "The API rejected this call as invalid{where}. Your arguments are wrong in a way you "
         "can fix: correct them to satisfy the API's requirements and resend.{said}"
@@ -71,7 +71,7 @@ _NO_WAIT = " after a short delay"
 
 # UNAUTHORIZED for an exhausted quota or billing limit (SPEC 11.7): a human must pay, raise
 # the quota or wait for the period to end, and the model must not blame its token.
-_QUOTA_TEMPLATE = (
+QUOTA_TEMPLATE = (
     "The API refused this call because a quota or billing limit is exhausted{where}. This is "
     "NOT a problem with your arguments — do not modify them, and do not retry: a human or the "
     "orchestrator must add credit, raise the quota or wait for the quota period to reset.{said}"
@@ -136,8 +136,8 @@ def _pieces(template: str) -> tuple[str, str | None, str]:
 
 
 # Filled by concatenation: str.format re-parses a template on every call.
-_PIECES = {code: _pieces(template) for code, template in _TEMPLATES.items()}
-_QUOTA_PIECES = _pieces(_QUOTA_TEMPLATE)
+_PIECES = {code: _pieces(template) for code, template in TEMPLATES.items()}
+_QUOTA_PIECES = _pieces(QUOTA_TEMPLATE)
 _SAID = " The API said: "
 
 

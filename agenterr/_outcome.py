@@ -414,10 +414,10 @@ _HINT_PART_CAP = 8000
 """Characters kept of each line of a hint that had to be cleaned."""
 _ITEM = "\n- "
 """How a hint's list item starts (the SCHEMA_INVALID hint): the one newline a hint keeps."""
-_HINT_ITEMS = MAX_PROBLEMS + 1
+HINT_ITEMS = MAX_PROBLEMS + 1
 """Most list items of a hint that had to be cleaned: the SCHEMA_INVALID hint's problems and
 its "… and N more" line (SPEC 8.1); later items are dropped."""
-_HINT_CAP = SCAN_WINDOW
+HINT_CAP = SCAN_WINDOW
 """Most characters of a hint that had to be cleaned: an item that would take it past this is
 dropped with every item after it (SPEC 8.1). Every hint a classifier builds is shorter."""
 
@@ -470,21 +470,21 @@ assert {f.name for f in fields(Outcome)} == {
 def _clean_hint(hint: str) -> str:
     """Each line through the quoting gate (strip, fold, redact); list items stay items.
 
-    Bounded whatever the hint's size (a wire object of megabytes): at most _HINT_ITEMS items
-    are kept, and no item that would take the hint past _HINT_CAP characters; each line is
+    Bounded whatever the hint's size (a wire object of megabytes): at most HINT_ITEMS items
+    are kept, and no item that would take the hint past HINT_CAP characters; each line is
     read up to the scan window, and the hint is read once, up to the last item kept.
     """
     first, found = _next_line(hint, 0)
     text = snippet(first, _HINT_PART_CAP)
     parts = [text]
     size = len(text)
-    while found >= 0 and len(parts) <= _HINT_ITEMS:
+    while found >= 0 and len(parts) <= HINT_ITEMS:
         line, found = _next_line(hint, found + len(_ITEM))
         item = snippet(line, _HINT_PART_CAP)
         if not item:
             continue
         size += len(_ITEM) + len(item)
-        if size > _HINT_CAP:
+        if size > HINT_CAP:
             break
         parts.append(item)
     return _ITEM.join(parts)

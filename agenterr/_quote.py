@@ -47,7 +47,7 @@ REDACTED = "[REDACTED]"
 # pattern: none of them belongs in a one-line quote, and each can hide or disguise text from
 # a reader (tag characters are a known way to smuggle instructions to a model). Lone
 # surrogates (from surrogateescape decoding or JSON escapes) cannot be written as UTF-8.
-_INVISIBLE = re.compile(
+INVISIBLE = re.compile(
     "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\xad\u034f\u0600-\u0605\u061c\u06dd\u070f"
     "\u0890\u0891\u08e2\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
     "\u2060-\u206f\u2800\u3164\ud800-\udfff\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb"
@@ -64,7 +64,7 @@ _ESCAPES = re.compile("[\x1b\x9b]")
 SPACE = re.compile("[\t\n\r \xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+")
 # A credential cut in half by the scan window must not survive as a visible prefix: the
 # run of these characters at a cut is dropped (str.rstrip, linear, unlike an anchored regex).
-_CUT_TOKEN_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-./+=:~"
+CUT_TOKEN_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-./+=:~"
 
 # --- redaction --------------------------------------------------------------------------------
 #
@@ -477,7 +477,7 @@ class _Rule:
 
 
 # Each rule names the credential shape it targets; SPEC 7.4 lists them in this order.
-_REDACTIONS: tuple[_Rule, ...] = (
+REDACTIONS: tuple[_Rule, ...] = (
     # 1. Authorization schemes: "Bearer <token>", "Basic <base64>", "Token <token>"; the
     # token may be a Laravel Sanctum one, its id and "|" first ("Bearer 1|abc…").
     _Rule(
@@ -634,6 +634,7 @@ _REDACTIONS: tuple[_Rule, ...] = (
         viable=lambda: _closed_soon,
     ),
 )
+"""SPEC 7.4's redaction rules, in their order."""
 # Which rules run at all is decided by cheap necessary conditions, tested on the
 # lower-cased text (or, for capitals, on the text): a substring test per literal, and for a
 # family of literals with a common start, one search that the regex engine begins by
@@ -695,7 +696,7 @@ _FAMILIES: tuple[tuple[re.Pattern[str], bool, str, tuple[str, ...]], ...] = (
 
 
 def _opens(literals: tuple[str, ...]) -> int:
-    return sum(1 << i for i, rule in enumerate(_REDACTIONS) if set(literals) & set(rule.literals))
+    return sum(1 << i for i, rule in enumerate(REDACTIONS) if set(literals) & set(rule.literals))
 
 
 _IN_FAMILY = {literal for _, _, _, literals in _FAMILIES for literal in literals}
@@ -724,7 +725,7 @@ def _rest(pattern: re.Pattern[str], start: str) -> str:
 _ALL_GATES: tuple[_Gate, ...] = (
     *(
         _Gate(literal, None, False, _opens((literal,)), "")
-        for literal in dict.fromkeys(lit for rule in _REDACTIONS for lit in rule.literals)
+        for literal in dict.fromkeys(lit for rule in REDACTIONS for lit in rule.literals)
         if literal not in _IN_FAMILY
     ),
     *(
@@ -824,14 +825,16 @@ def _view(text: str) -> str:
     return text.replace("\\n", "  ").replace("\\r", "  ").replace("\\t", "  ")
 
 
-def _redact(text: str) -> str:
+def redact(text: str) -> str:
+    """Step 5 of cleaning (SPEC 7.4): ``text`` with every credential shape replaced by the
+    marker, the rules in order; what no rule's prefilter lets through is not searched."""
     view = _view(text)
     lowered = ascii_lower(view)
     opened = _open(view, lowered)
     while opened:
         lowest = opened & -opened  # the rules in SPEC order, visiting only the opened ones
         opened ^= lowest
-        redacted = _REDACTIONS[lowest.bit_length() - 1].apply(text, view, lowered)
+        redacted = REDACTIONS[lowest.bit_length() - 1].apply(text, view, lowered)
         if redacted is not text:
             text = redacted
             view = _view(text)
@@ -908,7 +911,7 @@ def _json_window(value: object) -> str:
     return "".join(parts)
 
 
-def _window(body: object) -> tuple[str, bool]:
+def body_window(body: object) -> tuple[str, bool]:
     """Up to SCAN_WINDOW characters of ``body`` as text, and whether there was more."""
     try:
         text, more = _window_of(body)
@@ -958,7 +961,7 @@ def _unescaped_invisible(match: re.Match[str]) -> str:
 
 def _escapes_invisible(digits: str) -> bool:
     char = chr(int(digits, 16))
-    return not "\ud800" <= char <= "\udfff" and _INVISIBLE.match(char) is not None
+    return not "\ud800" <= char <= "\udfff" and INVISIBLE.match(char) is not None
 
 
 def _drop_invisible_escapes(text: str) -> str:
@@ -1005,7 +1008,7 @@ def _quote_for(match: re.Match[str]) -> str:
     return chr(int(digits, 16 if name[1:2] in ("x", "X") else 10))
 
 
-def _visible(text: str) -> str:
+def visible(text: str) -> str:
     """Steps 1-2 of cleaning: escape sequences and invisible characters removed."""
     return _shown(text)[0]
 
@@ -1014,7 +1017,7 @@ _PRINTABLE_ASCII = bytes(range(0x20, 0x7F))
 
 
 def _shown(text: str) -> tuple[str, bool]:
-    """:func:`_visible`, and whether the result is printable ASCII (its only white space
+    """:func:`visible`, and whether the result is printable ASCII (its only white space
     then is the space character)."""
     # The common case: no ESC, no control. For ASCII, printable is 0x20-0x7E: deleting those
     # bytes leaves nothing, found faster than str.isprintable() looks each character up.
@@ -1024,7 +1027,7 @@ def _shown(text: str) -> tuple[str, bool]:
             text = _ANSI.sub("", text)
         # Before the textual escapes: an invisible character inside one ("&quo\u200bt;")
         # would otherwise hide it from this pass and leave it to the next (SPEC 7.3).
-        text = _INVISIBLE.sub("", text)
+        text = INVISIBLE.sub("", text)
     if "\\" in text and "\\u" in text:  # one character is found far faster than two
         # Only escapes of invisible characters go: printable ASCII stays printable ASCII.
         text = _drop_invisible_escapes(text)
@@ -1051,7 +1054,7 @@ def _finish_capped(text: str, cap: int, plain: bool = False) -> tuple[str, bool]
         # SPACE's set (a test checks it), and split/join folds and trims in one C pass.
         # Printable ASCII with single inner spaces is folded already.
         text = " ".join(text.split())
-    text = _redact(text)
+    text = redact(text)
     if len(text) > cap:
         return text[:cap].rstrip() + TRUNCATED, True
     return text, False
@@ -1059,7 +1062,7 @@ def _finish_capped(text: str, cap: int, plain: bool = False) -> tuple[str, bool]
 
 def clean(text: str, cap: int) -> str:
     """Strip, fold, redact and cap one piece of untrusted text (already windowed)."""
-    return _finish(_visible(text), cap)
+    return _finish(visible(text), cap)
 
 
 # --- markup -----------------------------------------------------------------------------------
@@ -1070,7 +1073,7 @@ def clean(text: str, cap: int) -> str:
 # tag, or with an element whose closing tag occurs later in the window ("<urlopen error …>"
 # is no markup).
 _MARKUP_HEAD = re.compile(
-    rf"[\t\n\r {_INVISIBLE.pattern[1:-1]}]*+"
+    rf"[\t\n\r {INVISIBLE.pattern[1:-1]}]*+"
     r"(?:(?i:<\?xml|<!doctype|<html\b)|<([A-Za-z][\w:.-]{0,63}+))",
     re.ASCII,
 )
@@ -1094,7 +1097,8 @@ _INLINE_ELEMENTS = frozenset({
 """HTML's phrasing elements that do not start a new line: text on both sides runs on."""
 
 
-def _markup(text: str) -> bool:
+def is_markup(text: str) -> bool:
+    """Whether a window is an HTML or XML document to quote as its text (SPEC 7.1)."""
     first = text[:1]
     if "!" <= first <= "~" and first != "<":
         return False  # printable ASCII that is no "<": neither white space, invisible nor a tag
@@ -1137,7 +1141,7 @@ def _secret_element(name: str) -> bool:
 _SECRET_BY_NAME: BoundedCache[str, bool] = BoundedCache(4096)
 
 
-def _markup_text(text: str) -> str:
+def markup_text(text: str) -> str:
     """The text of a markup document: character data and CDATA, entities decoded, the
     contents of script, style, noscript and template elements, comments and tags dropped,
     a piece equal to the one before it (a <title> repeated as <h1>) dropped too, and the
@@ -1198,11 +1202,11 @@ def snippet(body: object, cap: int = SNIPPET_CAP) -> str:
     elif body is None or (type(body) is bytes and not body):
         return ""
     else:
-        text, more = _window(body)
+        text, more = body_window(body)
     if not text:
         return ""
-    if _markup(text):
-        text = _markup_text(text)
+    if is_markup(text):
+        text = markup_text(text)
         if not text:
             return ""
     if len(text) > 2 * cap:
@@ -1214,7 +1218,7 @@ def snippet(body: object, cap: int = SNIPPET_CAP) -> str:
         cut = max(text.rfind(space, 0, 2 * cap) for space in " \n\t\r")
         head = text[:cut] if cut > 0 else ""
         if head and not _ESCAPES.search(head):
-            quoted, capped = _finish_capped(_visible(head), cap)
+            quoted, capped = _finish_capped(visible(head), cap)
             if capped:
                 return quoted
     text, plain = _shown(text)
@@ -1222,7 +1226,7 @@ def snippet(body: object, cap: int = SNIPPET_CAP) -> str:
         # Invisible characters go first, or one inside a cut credential would stop the strip
         # and leave the credential's head. Unless the whole window is one token (then the cap
         # cuts it far earlier anyway).
-        text = text.rstrip(_CUT_TOKEN_CHARS) or text
+        text = text.rstrip(CUT_TOKEN_CHARS) or text
     quoted = _finish(text, cap, plain)
     if more and quoted and not quoted.endswith(TRUNCATED):
         quoted += TRUNCATED

@@ -786,7 +786,8 @@ def _branches(node: dict[str, Any]) -> str:
     return f"(?:{body})?" if len(children) > 1 or len(body) > 1 else f"{body}?"
 
 
-_GENERAL_PHRASES = {str(rule.key): rule for rule in INDEX.general_phrases}
+GENERAL_PHRASES = {str(rule.key): rule for rule in INDEX.general_phrases}
+"""SPEC A.12's general phrases, by phrase."""
 _GENERAL_FRAGMENTS = {str(rule.key): rule for rule in INDEX.general_fragments}
 _WORD_EDGE = re.compile("[a-z0-9]")
 # A phrase counts at a word start: after a character outside a-z0-9, or at the start. Found
@@ -795,9 +796,9 @@ _WORD_EDGE = re.compile("[a-z0-9]")
 # same matches as a look-behind while no phrase ends outside a-z0-9 (a match then never ends
 # on the separator the next one needs); otherwise the look-behind form is used.
 _GENERAL_WORDS = re.compile(
-    rf"[^a-z0-9]({_alternation(_GENERAL_PHRASES)})"
-    if all(_WORD_EDGE.fullmatch(phrase[-1]) for phrase in _GENERAL_PHRASES)
-    else rf"(?<![a-z0-9])({_alternation(_GENERAL_PHRASES)})"
+    rf"[^a-z0-9]({_alternation(GENERAL_PHRASES)})"
+    if all(_WORD_EDGE.fullmatch(phrase[-1]) for phrase in GENERAL_PHRASES)
+    else rf"(?<![a-z0-9])({_alternation(GENERAL_PHRASES)})"
 )
 _WORD_LEAD = " " if _GENERAL_WORDS.pattern.startswith("[") else ""
 _GENERAL_PARTS = re.compile(_alternation(_GENERAL_FRAGMENTS))
@@ -808,7 +809,7 @@ _SHORT_WINDOW = re.compile(
 """Words that make a quota a short window: "quota exceeded … per minute" is a rate limit."""
 _IDENTIFIER_SHAPED = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 """A message that is itself an error code (Firebase's ``"message": "EMAIL_NOT_FOUND"``)."""
-_BY_PHRASE = {k: Verdict(r.code, r.quota, k, True) for k, r in _GENERAL_PHRASES.items()}
+_BY_PHRASE = {k: Verdict(r.code, r.quota, k, True) for k, r in GENERAL_PHRASES.items()}
 _BY_FRAGMENT = {k: Verdict(r.code, r.quota, None, True) for k, r in _GENERAL_FRAGMENTS.items()}
 
 

@@ -455,7 +455,7 @@ def _credentials(exc: BaseException, original: BaseException) -> Failure:
     return built_failure(code, hint, None, 0, original)
 
 
-_MALFORMED_HINT = (
+MALFORMED_HINT = (
     "This call could not be sent because the request it builds is malformed (for example an "
     "invalid URL or an unsupported scheme). Your arguments are wrong in a way you can fix: "
     "correct the values the request is built from and resend."
@@ -498,7 +498,7 @@ def _transport_outcome(code: Code, original: BaseException, decisive: BaseExcept
     if code is Code.INVALID_REQUEST or code is Code.UNKNOWN:
         # The client's own words name what a human must fix (the URL, the certificate).
         detail = exception_text(decisive)
-        lead = _MALFORMED_HINT if code is Code.INVALID_REQUEST else _TRANSPORT_HINTS[code]
+        lead = MALFORMED_HINT if code is Code.INVALID_REQUEST else _TRANSPORT_HINTS[code]
         hint = lead + (f" The HTTP client said: {detail}" if detail else "")
         return built_failure(code, hint, None, 0, original)
     return built_failure(code, _TRANSPORT_HINTS[code], None, 0, original)

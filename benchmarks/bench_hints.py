@@ -3,7 +3,7 @@
 Every response of ``tests/corpus`` (the in-sample files and both held-out sets) is classified
 as ``tests/test_corpus.py`` classifies it, and the length of its ``llm_hint`` is taken in
 characters. "Before" is the same run with HTML and XML quoted as markup, as agenterr did before
-SPEC 3.0 (``_quote._markup`` answering "no markup"); "after" is today's quoting, which keeps an
+SPEC 3.0 (``_quote.is_markup`` answering "no markup"); "after" is today's quoting, which keeps an
 error page's text and drops its tags. The rows carry no times: the note says the lengths, and
 the ratio is after / before. ``tests/test_quote.py`` checks, page by page, that the words a
 model needs (title, heading, error code and message) survive.
@@ -45,12 +45,12 @@ def _hint(response: dict[str, Any]) -> str:
 def _markup_quoted_raw() -> Iterator[None]:
     from agenterr import _quote
 
-    original = _quote._markup
-    _quote._markup = lambda text: False
+    original = _quote.is_markup
+    _quote.is_markup = lambda text: False
     try:
         yield
     finally:
-        _quote._markup = original
+        _quote.is_markup = original
 
 
 def hint_lengths(markup_as_text: bool = True) -> tuple[list[int], list[int]]:
@@ -59,7 +59,7 @@ def hint_lengths(markup_as_text: bool = True) -> tuple[list[int], list[int]]:
 
     responses = _responses()
     markup = [
-        r for r in responses if isinstance(r["body"], str) and _quote._markup(r["body"][:4096])
+        r for r in responses if isinstance(r["body"], str) and _quote.is_markup(r["body"][:4096])
     ]
     if markup_as_text:
         return [len(_hint(r)) for r in responses], [len(_hint(r)) for r in markup]

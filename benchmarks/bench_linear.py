@@ -27,9 +27,8 @@ from typing import Any
 from bench_body import _row, compare
 
 from agenterr import Code, Outcome, from_status, schema_invalid
-from agenterr._cli import _answer
+from agenterr._cli import answer_line
 from agenterr._policy import traceback_text
-from agenterr._quote import _redact
 from agenterr.integrations.mcp import from_call_tool_result
 
 __all__ = ["DOUBLING_LIMIT", "main"]
@@ -72,7 +71,7 @@ def _cases() -> list[tuple[str, Callable[[int], Callable[[], object]], int]]:
     def redact(unit: str) -> Callable[[int], Callable[[], object]]:
         def at(n: int) -> Callable[[], object]:
             text = _repeat(unit, n)
-            return lambda: _redact(text)
+            return lambda: redact(text)
 
         return at
 
@@ -102,7 +101,7 @@ def _cases() -> list[tuple[str, Callable[[int], Callable[[], object]], int]]:
 
     def jsonl(n: int) -> Callable[[], object]:
         lines = _jsonl(n)
-        return lambda: [_answer(number, line) for number, line in enumerate(lines)]
+        return lambda: [answer_line(number, line) for number, line in enumerate(lines)]
 
     return [
         ("redaction, refused key starts (xpwd:…)", redact("xpwd:"), 4096),

@@ -18,6 +18,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from agenterr._hints import QUOTA_TEMPLATE, TEMPLATES, wait_phrase, where
+from agenterr._quote import INVISIBLE, REDACTIONS
 from agenterr._rules import (
     ANCHORS,
     BUILTIN,
@@ -32,7 +34,7 @@ from agenterr._rules import (
 from agenterr._status import STATUS_TABLE
 from agenterr._taxonomy import Code, codes
 from agenterr._tool_result import MODEL_TEXT
-from agenterr._transport import FOREIGN_WINDOW, FOREIGN_WORDINGS
+from agenterr._transport import FOREIGN_WINDOW, FOREIGN_WORDINGS, MALFORMED_HINT
 
 SPEC = Path(__file__).resolve().parent.parent / "SPEC.md"
 _MARKED = re.compile(r"(<!-- table:([a-z-]+):start -->\n)(.*?)(<!-- table:\2:end -->)", re.S)
@@ -211,7 +213,73 @@ def entities_json() -> str:
     return json.dumps(document, ensure_ascii=False, indent=1) + "\n"
 
 
+def templates() -> str:
+    """SPEC 6.1: each code's hint template."""
+    rows = ["| Code | Template |", "| --- | --- |"]
+    rows += [f"| `{code.value}` | `{template}` |" for code, template in TEMPLATES.items()]
+    return "\n".join(rows)
+
+
+HINTS_JSON = SPEC.parent / "spec" / "hint-templates.json"
+"""SPEC 6.1-6.4 and 11.7's hint texts as data: templates and what fills them."""
+
+
+def hints_json() -> str:
+    document = {
+        "templates": {code.value: template for code, template in TEMPLATES.items()},
+        "quota_template": QUOTA_TEMPLATE,
+        "malformed_request": MALFORMED_HINT,
+        "where": {
+            "status": where(503).replace("503", "{status}"),
+            "transport": where(0, transport=True),
+            "no_valid_status": where(0),
+        },
+        "wait": {
+            "absent": wait_phrase(None),
+            "zero": wait_phrase(0),
+            "one": wait_phrase(1),
+            "more": wait_phrase(2).replace("2", "{n}"),
+        },
+        "said": " The API said: {quote}",
+        "client_said": " The HTTP client said: {message}",
+    }
+    return json.dumps(document, ensure_ascii=False, indent=1) + "\n"
+
+
+QUOTING_JSON = SPEC.parent / "spec" / "quoting.json"
+"""SPEC 7.3-7.4's sets and patterns as data: the invisible characters and the redaction
+rules in the order they run (Python ``re`` syntax, ASCII; see the porting notes)."""
+
+
+def _ranges(test: Callable[[str], bool]) -> list[list[int]]:
+    spans: list[list[int]] = []
+    for point in range(0x110000):
+        if test(chr(point)):
+            if spans and spans[-1][1] == point - 1:
+                spans[-1][1] = point
+            else:
+                spans.append([point, point])
+    return spans
+
+
+def quoting_json() -> str:
+    document = {
+        "invisible": _ranges(lambda char: INVISIBLE.match(char) is not None),
+        "redaction_rules": [
+            {
+                "rule": index,
+                "pattern": rule.pattern.pattern,
+                "case_insensitive": rule.fold,
+                "literals": list(rule.literals),
+            }
+            for index, rule in enumerate(REDACTIONS, 1)
+        ],
+    }
+    return json.dumps(document, ensure_ascii=False, indent=1) + "\n"
+
+
 TABLES: dict[str, Callable[[], str]] = {
+    "templates": templates,
     "foreign-transport": foreign_transport,
     "status": status,
     "identifiers": identifiers,
@@ -263,5 +331,7 @@ if __name__ == "__main__":
         STATUS_JSON.write_text(status_json(), encoding="utf-8")
         FOREIGN_JSON.write_text(foreign_json(), encoding="utf-8")
         ENTITIES_JSON.write_text(entities_json(), encoding="utf-8")
+        HINTS_JSON.write_text(hints_json(), encoding="utf-8")
+        QUOTING_JSON.write_text(quoting_json(), encoding="utf-8")
     else:
         sys.stdout.write(rendered(SPEC.read_text(encoding="utf-8")))

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import pytest
 
 from agenterr import Code, Outcome, classified_tool, from_error, from_status
-from agenterr._cli import _answer
+from agenterr._cli import answer_line
 from agenterr.integrations.anthropic import tool_result_block
 from agenterr.integrations.openai import chat_tool_message, function_call_output
 from agenterr.testing import http_status_error
@@ -98,7 +98,7 @@ def test_the_tool_messages(said: str, secret: str) -> None:
 @pytest.mark.parametrize(("said", "secret"), AUDIT, ids=IDS)
 def test_the_cli(said: str, secret: str) -> None:
     for request in ({"status": 400, "body": said}, {"schema_invalid": [said]}):
-        answer = _answer(1, json.dumps(request).encode())
+        answer = answer_line(1, json.dumps(request).encode())
         assert answer is not None and secret not in answer
 
 

@@ -39,7 +39,7 @@ def test_markup_pages_get_shorter_hints(rows: list[dict[str, Any]]) -> None:
 
 def test_the_before_run_restores_quoting() -> None:
     """Measuring "before" swaps the markup test out and puts it back."""
-    original = _quote._markup
+    original = _quote.is_markup
     before = load_benchmark("bench_hints").hint_lengths(markup_as_text=False)
-    assert _quote._markup is original
+    assert _quote.is_markup is original
     assert before[1] and len(before[0]) > len(before[1])

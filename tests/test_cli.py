@@ -618,7 +618,7 @@ def test_jsonl_error_objects_pass_the_gate(
 def test_a_jsonl_line_is_read_as_json_loads_reads_bytes(line: bytes) -> None:
     """The command decodes a line that starts with "{" itself; the answer is the one
     json.loads of the raw bytes gives (an outcome, or an error object naming the problem)."""
-    from agenterr._cli import _answer
+    from agenterr._cli import answer_line
     from agenterr._protocol import outcome_for_request
     from agenterr._quote import SNIPPET_CAP, clean
 
@@ -632,10 +632,10 @@ def test_a_jsonl_line_is_read_as_json_loads_reads_bytes(line: bytes) -> None:
         except Exception as exc:
             problem = str(exc)
         else:
-            assert _answer(1, line) == expected
+            assert answer_line(1, line) == expected
             return
     expected = json.dumps({"line": 1, "error": clean(problem, SNIPPET_CAP)}, ensure_ascii=False)
-    assert _answer(1, line) == expected
+    assert answer_line(1, line) == expected
 
 
 @pytest.mark.parametrize(
@@ -659,18 +659,18 @@ def test_a_rejected_request_names_its_field(line: bytes, field: str) -> None:
     """SPEC 9.4: the answer to a request that cannot be evaluated is an error object whose
     message starts with the field that failed and a colon; ``request`` for a line that is
     no JSON value at all."""
-    from agenterr._cli import _answer
+    from agenterr._cli import answer_line
 
-    answer = json.loads(_answer(7, line) or "null")
+    answer = json.loads(answer_line(7, line) or "null")
     assert answer["line"] == 7
     assert answer["error"].startswith(f"{field}: "), answer
 
 
 def test_an_overlong_line_is_a_request_error(capsys: pytest.CaptureFixture[str]) -> None:
     """SPEC 9.4: a line over the limit is answered with a ``request:`` error, in its place."""
-    from agenterr._cli import _answer
+    from agenterr._cli import answer_line
 
-    answer = json.loads(_answer(3, None) or "null")
+    answer = json.loads(answer_line(3, None) or "null")
     assert answer == {"line": 3, "error": f"request: longer than {JSONL_LINE_LIMIT} bytes"}
 
 
@@ -693,9 +693,9 @@ def test_an_overlong_line_is_a_request_error(capsys: pytest.CaptureFixture[str])
 def test_answers_compare_as_json_values(got: object, expected: object, same: bool) -> None:
     """SPEC 9.3/9.4: ``true`` is not ``1`` (Python's == would say it is); a number is a
     number whether written 5 or 5.0."""
-    from agenterr._cli import _same_json
+    from agenterr._cli import same_json
 
-    assert _same_json(got, expected) is same
+    assert same_json(got, expected) is same
 
 
 @pytest.mark.external

@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agenterr import Code, Outcome
-from agenterr._cli import _request_batches
+from agenterr._cli import request_batches
 from agenterr._headers import HeaderView
 from agenterr._protocol import iter_jsonl
 
@@ -100,7 +100,7 @@ def test_request_batches_split_as_readline_does(
     """Whatever pieces the input arrives in, the lines (and over-long ones) are readline's,
     without their newline."""
     data = b"\n".join(lines) + (b"\n" if trailing and lines else b"")
-    batches = list(_request_batches(_Trickle(data, sizes), limit))
+    batches = list(request_batches(_Trickle(data, sizes), limit))
     assert all(batches)
     got = [item for batch in batches for item in batch]
     expected = [

@@ -198,3 +198,61 @@ def test_the_private_name_check_can_fail(tmp_path: Path) -> None:
         assert _private_names_imported("_probe") == {"_outcome._raise"}
     finally:
         del MODULES["_probe"]
+
+
+# --- what the tests reach into ------------------------------------------------------------
+
+TESTS = Path(__file__).resolve().parent
+PRIVATE_NAMES_IN_TESTS = 30
+"""Most ``_name``s of the package the tests may use. Tests go through the package-public names
+of each module; what is left are white-box checks that a fast path equals its plain rule
+(the quoting gate's prefilters, the phrase searches) and that every cache stays bounded."""
+
+
+def _private_names_used(source: str) -> set[str]:
+    """The package's ``_name``s a test file imports from a module or reads off one."""
+    tree = ast.parse(source)
+    modules: dict[str, str] = {}  # a local name bound to a package module -> that module
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("agenterr"):
+            for alias in node.names:
+                dotted = f"{node.module}.{alias.name}"
+                if _exists(dotted.removeprefix("agenterr.")):
+                    modules[alias.asname or alias.name] = dotted
+                elif alias.name.startswith("_"):
+                    found.add(dotted)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("agenterr"):
+                    modules[alias.asname or alias.name] = alias.name
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Attribute)
+            and node.attr.startswith("_")
+            and not node.attr.startswith("__")
+            and ast.unparse(node.value) in modules
+        ):
+            found.add(f"{modules[ast.unparse(node.value)]}.{node.attr}")
+    return found
+
+
+def test_the_tests_use_few_private_names() -> None:
+    used = set().union(
+        *(_private_names_used(p.read_text(encoding="utf-8")) for p in TESTS.rglob("*.py"))
+    )
+    assert len(used) <= PRIVATE_NAMES_IN_TESTS, sorted(used)
+
+
+def test_the_private_names_count_can_fail() -> None:
+    source = (
+        "import agenterr._quote as quote\n"
+        "from agenterr import _signals\n"
+        "from agenterr._quote import _open, snippet\n"
+        "quote._REDACT_CACHE\n_signals._BY_KEY\nquote.snippet\n"
+    )
+    assert _private_names_used(source) == {
+        "agenterr._quote._open",
+        "agenterr._quote._REDACT_CACHE",
+        "agenterr._signals._BY_KEY",
+    }

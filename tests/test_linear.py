@@ -24,7 +24,7 @@ import pytest
 
 import agenterr._quote as quote
 from agenterr import Code, Outcome, from_status, schema_invalid
-from agenterr._outcome import _HINT_CAP, _HINT_ITEMS
+from agenterr._outcome import HINT_CAP, HINT_ITEMS
 
 # Repetitions that made the gate rescan: a key start refused (a letter before the key),
 # then the value read to the end of the text, once per repetition; a cookie header whose
@@ -120,7 +120,7 @@ class _Counted:
 def redaction_work(monkeypatch: pytest.MonkeyPatch) -> Callable[[str], int]:
     """The work the rules of SPEC 7.4 do to redact a text, counted as _Counted says."""
     work = [0]
-    for rule in quote._REDACTIONS:
+    for rule in quote.REDACTIONS:
         monkeypatch.setattr(rule, "search", _Counted(rule.search, work))
         if rule.head is not None:
             monkeypatch.setattr(rule, "head", _Counted(rule.head, work))
@@ -129,7 +129,7 @@ def redaction_work(monkeypatch: pytest.MonkeyPatch) -> Callable[[str], int]:
 
     def measure(text: str) -> int:
         work[0] = 0
-        quote._redact(text)
+        quote.redact(text)
         return work[0]
 
     return measure
@@ -164,7 +164,7 @@ def test_a_refused_key_start_is_not_read_again(redaction_work: Callable[[str], i
     ],
 )
 def test_head_first_search_keeps_the_leftmost_matches(text: str, expected: str) -> None:
-    assert quote._redact(text) == expected
+    assert quote.redact(text) == expected
 
 
 # --- the paths above the gate -------------------------------------------------------------
@@ -173,14 +173,14 @@ def test_head_first_search_keeps_the_leftmost_matches(text: str, expected: str) 
 @pytest.fixture
 def gate_input(monkeypatch: pytest.MonkeyPatch) -> Callable[[Callable[[], object]], int]:
     """The characters a call hands to the redaction gate."""
-    redact = quote._redact
+    redact = quote.redact
     seen = [0]
 
     def counted(text: str) -> str:
         seen[0] += len(text)
         return redact(text)
 
-    monkeypatch.setattr(quote, "_redact", counted)
+    monkeypatch.setattr(quote, "redact", counted)
 
     def measure(call: Callable[[], object]) -> int:
         seen[0] = 0
@@ -208,11 +208,11 @@ def test_hint_items_and_length_are_capped(
     small = gate_input(lambda: Outcome(Code.UNKNOWN, _items(200)))
     assert small == gate_input(lambda: Outcome(Code.UNKNOWN, _items(400)))
     hint = Outcome(Code.UNKNOWN, _items(400)).llm_hint
-    assert hint.count("\n- ") == _HINT_ITEMS == 21
-    assert len(hint) <= _HINT_CAP
+    assert hint.count("\n- ") == HINT_ITEMS == 21
+    assert len(hint) <= HINT_CAP
     # Long items: the length cap stops first, and what is kept reads back unchanged.
     long_items = Outcome(Code.UNKNOWN, "lead" + ("\n- " + "word " * 400) * 50).llm_hint
-    assert len(long_items) <= _HINT_CAP
+    assert len(long_items) <= HINT_CAP
     assert 0 < long_items.count("\n- ") < 21
     assert Outcome(Code.UNKNOWN, long_items).llm_hint == long_items
 
@@ -221,7 +221,7 @@ def test_the_classifiers_hints_fit_the_caps() -> None:
     """The longest SCHEMA_INVALID hint (20 problems at their cap, and the count of the rest)
     reads back from the wire unchanged."""
     built = schema_invalid(*[f"field_{i} " + "word " * 100 for i in range(30)])
-    assert len(built.llm_hint) <= _HINT_CAP
+    assert len(built.llm_hint) <= HINT_CAP
     assert Outcome.from_dict(built.to_dict()) == built
 
 
@@ -232,8 +232,8 @@ def test_a_megabyte_wire_object_gives_a_bounded_hint(
     wire = {"ok": False, "code": "UNKNOWN", "llm_hint": ("\n- " + "xpwd:" * 60) * size}
     wire["llm_hint"] = wire["llm_hint"][:size]
     read = gate_input(lambda: Outcome.from_dict(wire))
-    assert read <= (_HINT_ITEMS + 1) * 400
-    assert len(Outcome.from_dict(wire).llm_hint) <= _HINT_CAP
+    assert read <= (HINT_ITEMS + 1) * 400
+    assert len(Outcome.from_dict(wire).llm_hint) <= HINT_CAP
     one_line = {"ok": False, "code": "UNKNOWN", "llm_hint": HOSTILE * (size // len(HOSTILE))}
     assert gate_input(lambda: Outcome.from_dict(one_line)) <= quote.SCAN_WINDOW
 
@@ -255,7 +255,7 @@ def test_a_megabyte_mcp_result_gives_a_bounded_hint(
     small = gate_input(lambda: from_call_tool_result(result(1 << 19)))
     assert small == gate_input(lambda: from_call_tool_result(result(1 << 20)))
     outcome = from_call_tool_result(result(1 << 20))
-    assert outcome.code is Code.UNAVAILABLE and len(outcome.llm_hint) <= _HINT_CAP
+    assert outcome.code is Code.UNAVAILABLE and len(outcome.llm_hint) <= HINT_CAP
 
 
 def _group(members: int, depth: int = 0) -> BaseException:
@@ -307,7 +307,7 @@ def test_one_member_and_exactly_the_width_are_shown_whole() -> None:
 def test_cli_jsonl_work_is_linear_in_the_lines(
     gate_input: Callable[[Callable[[], object]], int],
 ) -> None:
-    from agenterr._cli import _answer
+    from agenterr._cli import answer_line
 
     lines = [
         json.dumps({"status": 400, "body": HOSTILE}).encode(),
@@ -317,11 +317,11 @@ def test_cli_jsonl_work_is_linear_in_the_lines(
     ]
 
     def run(count: int) -> list[str | None]:
-        return [_answer(number, lines[number % len(lines)]) for number in range(count)]
+        return [answer_line(number, lines[number % len(lines)]) for number in range(count)]
 
     small = gate_input(lambda: run(100))
     assert gate_input(lambda: run(200)) <= 2 * small
-    assert all(len(answer or "") <= 2 * _HINT_CAP for answer in run(8))
+    assert all(len(answer or "") <= 2 * HINT_CAP for answer in run(8))
 
 
 def test_from_status_on_the_issues_input_is_cleaned() -> None:

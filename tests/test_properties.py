@@ -126,17 +126,16 @@ _FRAGMENTS = [
 def _reference_snippet(body: object, cap: int = SNIPPET_CAP) -> str:
     """SPEC.md's pipeline, written plainly: window, markup to text, strip invisibles, drop a
     cut token, clean the window."""
-    from agenterr._quote import _CUT_TOKEN_CHARS, _markup, _markup_text, _window, clean
-    from agenterr._quote import _visible as visible
+    from agenterr._quote import CUT_TOKEN_CHARS, body_window, clean, is_markup, markup_text, visible
 
-    text, more = _window(body)
-    if text and _markup(text):
-        text = _markup_text(text)
+    text, more = body_window(body)
+    if text and is_markup(text):
+        text = markup_text(text)
     if not text:
         return ""
     text = visible(text)
     if more:
-        text = text.rstrip(_CUT_TOKEN_CHARS) or text
+        text = text.rstrip(CUT_TOKEN_CHARS) or text
     quoted = clean(text, cap)
     if more and quoted and not quoted.endswith(TRUNCATED):
         quoted += TRUNCATED

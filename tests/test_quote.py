@@ -313,16 +313,16 @@ def test_fast_path_never_leaks_past_the_head() -> None:
 
 def test_folded_white_space_is_the_spec_set() -> None:
     """After invisible characters are removed, str.split()'s white space is SPEC's set."""
-    from agenterr._quote import _INVISIBLE, SPACE
+    from agenterr._quote import INVISIBLE, SPACE
 
     python_space = {c for c in map(chr, range(0x110000)) if c.isspace()}
-    left = {c for c in python_space if not _INVISIBLE.fullmatch(c)}
+    left = {c for c in python_space if not INVISIBLE.fullmatch(c)}
     assert left == {c for c in map(chr, range(0x110000)) if SPACE.fullmatch(c)}
 
 
 def test_redaction_prefilters_are_necessary() -> None:
     """Every rule's literals occur in every text it redacts (checked on the rule examples)."""
-    from agenterr._quote import _REDACTIONS
+    from agenterr._quote import REDACTIONS
     from agenterr._shared import ascii_lower
 
     samples = [
@@ -343,7 +343,7 @@ def test_redaction_prefilters_are_necessary() -> None:
     ]
     for text in samples:
         lowered = ascii_lower(text)
-        for rule in _REDACTIONS:
+        for rule in REDACTIONS:
             if rule.apply(text, text, lowered) != text:
                 assert any(lit in lowered for lit in rule.literals), (rule.pattern.pattern, text)
 
@@ -418,10 +418,10 @@ def _assert_linear(function: object, units: list[str], label: str) -> None:
 
 def test_every_redaction_pattern_is_linear() -> None:
     """Each redaction pattern costs linear time on repetitions of its own fragments."""
-    from agenterr._quote import _REDACTIONS
+    from agenterr._quote import REDACTIONS
     from agenterr._shared import ascii_lower
 
-    for index, rule in enumerate(_REDACTIONS):
+    for index, rule in enumerate(REDACTIONS):
         units = _adversarial(rule.literals)
         _assert_linear(
             lambda text, r=rule: r.apply(text, text, ascii_lower(text)), units, f"rule {index + 1}"
@@ -431,12 +431,12 @@ def test_every_redaction_pattern_is_linear() -> None:
 def test_cleaning_patterns_are_linear() -> None:
     """The escape, invisible-character and white-space patterns, and clean itself, are
     linear on repetitions of every fragment."""
-    from agenterr._quote import _ANSI, _ESCAPED_CHAR, _INVISIBLE, _QUOTE_ENTITY, SPACE, clean
+    from agenterr._quote import _ANSI, _ESCAPED_CHAR, _QUOTE_ENTITY, INVISIBLE, SPACE, clean
 
     units = _adversarial(("\x1b[", "\x1b]", "\x9b", "eyJ", "token", "password"))
     patterns = (
         ("ansi", _ANSI),
-        ("invisible", _INVISIBLE),
+        ("invisible", INVISIBLE),
         ("space", SPACE),
         ("escaped", _ESCAPED_CHAR),
         ("entity", _QUOTE_ENTITY),
@@ -474,10 +474,10 @@ def _escapes_removed_again_and_again(text: str) -> str:
 def test_json_escapes_of_invisibles_are_removed_until_none_is_left(text: str) -> None:
     """Removing one escape can join another; what is left holds none (SPEC 7.3), as passes
     repeated until nothing changes would leave."""
-    from agenterr._quote import _INVISIBLE, _drop_invisible_escapes
+    from agenterr._quote import INVISIBLE, _drop_invisible_escapes
 
-    expected = _escapes_removed_again_and_again(_INVISIBLE.sub("", text))
-    assert _drop_invisible_escapes(_INVISIBLE.sub("", text)) == expected
+    expected = _escapes_removed_again_and_again(INVISIBLE.sub("", text))
+    assert _drop_invisible_escapes(INVISIBLE.sub("", text)) == expected
     assert clean(clean(text, 10**6), 10**6) == clean(text, 10**6)
 
 
@@ -540,10 +540,10 @@ def test_jwt_rule_keeps_its_leftmost_semantics(raw: str, expected: str) -> None:
 )
 def test_jwt_rule_equals_the_backtracking_search(parts: list[str]) -> None:
     """On any mix of its fragments, the linear JWT rule agrees with the plain pattern."""
-    from agenterr._quote import _REDACTIONS
+    from agenterr._quote import REDACTIONS
 
     plain = re.compile(r"(?a)\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*")
-    (rule,) = [r for r in _REDACTIONS if r.literals == ("eyj",)]
+    (rule,) = [r for r in REDACTIONS if r.literals == ("eyj",)]
     text = "".join(parts)
     assert rule.apply(text, text, text.lower()) == plain.sub(REDACTED, text)
 
@@ -573,10 +573,10 @@ def test_every_format_character_and_filler_is_stripped() -> None:
     """Category Cf (from this Python's Unicode database) and the fillers never reach a quote."""
     import unicodedata
 
-    from agenterr._quote import _INVISIBLE
+    from agenterr._quote import INVISIBLE
 
     format_characters = {c for c in range(0x110000) if unicodedata.category(chr(c)) == "Cf"}
-    kept = sorted(c for c in format_characters | FILLERS if not _INVISIBLE.fullmatch(chr(c)))
+    kept = sorted(c for c in format_characters | FILLERS if not INVISIBLE.fullmatch(chr(c)))
     assert kept == [], [f"U+{c:04X}" for c in kept]
     hidden = "".join(chr(c) for c in sorted(format_characters | FILLERS))
     assert snippet(f"a{hidden}b") == "ab"
@@ -607,9 +607,9 @@ def test_window_cut_credential_with_interleaved_invisibles_is_dropped(hidden: st
 def _plain_redact(text: str) -> str:
     """SPEC 7.4 applied naively: every rule's pattern over the whole view of the text, in
     order, case-insensitive ones with (?i), no prefilter, no lower-cased copy."""
-    from agenterr._quote import _REDACTIONS
+    from agenterr._quote import REDACTIONS
 
-    for rule in _REDACTIONS:
+    for rule in REDACTIONS:
         view = text.replace("\\n", "  ").replace("\\r", "  ").replace("\\t", "  ")
         pattern = re.compile(rule.pattern.pattern, re.ASCII | (re.IGNORECASE if rule.fold else 0))
         pieces, done = [], 0
@@ -696,10 +696,10 @@ _REDACTION_FRAGMENTS = [
 @given(st.lists(st.sampled_from(_REDACTION_FRAGMENTS), max_size=30))
 def test_fast_redaction_equals_the_plain_rules(parts: list[str]) -> None:
     """Prefilters, the lower-cased copy and the key-start test never change a redaction."""
-    from agenterr._quote import _redact
+    from agenterr._quote import redact
 
     text = " ".join("".join(parts).split())
-    assert _redact(text) == _plain_redact(text)
+    assert redact(text) == _plain_redact(text)
 
 
 @settings(max_examples=1500, deadline=None)
@@ -1244,10 +1244,10 @@ def test_inline_markup_joins_text_as_shown(body: str, expected: str) -> None:
 
 def test_markup_conversion_is_linear() -> None:
     """The markup tokenizer costs linear time on repetitions of every construct."""
-    from agenterr._quote import _markup_text
+    from agenterr._quote import markup_text
 
     units = ["<!--", "<![CDATA[", "<a ", "<", "<script>", "&amp;", "&#", "-->", "]]", "<a>b</a>"]
-    _assert_linear(_markup_text, units, "markup")
+    _assert_linear(markup_text, units, "markup")
     _assert_linear(lambda text: snippet("<html>" + text), units, "markup snippet")
 
 
@@ -1318,9 +1318,9 @@ def test_markup_in_the_corpus_keeps_the_words_a_model_needs(case: tuple[str, str
 @example(text="\u200b<html><p>x</p></html>")
 @example(text="!<html><p>x</p></html>")
 def test_markup_prefilter_agrees_with_the_head_pattern(text: str) -> None:
-    """_markup turns away a text that starts with printable ASCII other than "<" before its
+    """is_markup turns away a text that starts with printable ASCII other than "<" before its
     regex runs: exactly the texts the head pattern itself rejects."""
-    from agenterr._quote import _MARKUP_HEAD, _markup
+    from agenterr._quote import _MARKUP_HEAD, is_markup
     from agenterr._shared import ascii_lower
 
     match = _MARKUP_HEAD.match(text)
@@ -1328,7 +1328,7 @@ def test_markup_prefilter_agrees_with_the_head_pattern(text: str) -> None:
     expected = match is not None and (
         root is None or f"</{root}" in text or f"</{root.lower()}" in ascii_lower(text)
     )
-    assert _markup(text) is expected
+    assert is_markup(text) is expected
 
 
 def test_secret_element_cache_is_bounded_and_agrees() -> None:
@@ -1337,8 +1337,8 @@ def test_secret_element_cache_is_bounded_and_agrees() -> None:
     from agenterr import _quote
 
     for index in range(5000):
-        _quote._markup_text(f"<x{index}><k{index}Password>v</k{index}Password></x{index}>")
-    _quote._markup_text(f"<{'a' * 5000}>v</{'a' * 5000}>")
+        _quote.markup_text(f"<x{index}><k{index}Password>v</k{index}Password></x{index}>")
+    _quote.markup_text(f"<{'a' * 5000}>v</{'a' * 5000}>")
     assert 0 < len(_quote._SECRET_BY_NAME) <= 4096
     assert all(len(name) <= 128 for name in _quote._SECRET_BY_NAME)
     for name in ("aws:secretaccesskey", "client_secret", "requestid", "api-key.x"):

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agenterr._quote import REDACTED, _redact, snippet
+from agenterr._quote import REDACTED, redact, snippet
 
 from .test_quote import _plain_redact
 from .test_spec_redaction import spec_redact
@@ -191,7 +191,7 @@ def test_prose_near_the_new_shapes_stays(text: str) -> None:
 def test_the_new_shapes_redact_as_the_spec_says(raw: str) -> None:
     """SPEC 7.4's patterns, read from SPEC.md, agree on every shape (7.3 already applied)."""
     text = snippet(raw, 10**6) if "&" in raw else raw
-    assert _redact(text) == spec_redact(text) == _plain_redact(text)
+    assert redact(text) == spec_redact(text) == _plain_redact(text)
 
 
 _FRAGMENTS = [
@@ -210,7 +210,7 @@ _FRAGMENTS = [
 @given(st.lists(st.sampled_from(_FRAGMENTS), max_size=24))
 def test_generated_text_redacts_as_the_spec_says(parts: list[str]) -> None:
     text = " ".join("".join(parts).split())
-    assert _redact(text) == spec_redact(text) == _plain_redact(text)
+    assert redact(text) == spec_redact(text) == _plain_redact(text)
 
 
 @settings(max_examples=800, deadline=None)

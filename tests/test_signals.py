@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 from agenterr import Code, from_envelope, from_status
 from agenterr._rules import ACCESS_PHRASES, CONTENT_POLICY, GENERAL
 from agenterr._signals import (
-    _GENERAL_PHRASES,
     _GENERAL_WORDS,
     _WORD_LEAD,
+    GENERAL_PHRASES,
     Verdict,
     _alternation,
     _general_allowed,
@@ -36,13 +36,13 @@ def test_trie_pattern_matches_like_a_longest_first_alternation(keys: list[str], 
 
 
 def test_every_general_phrase_is_found_at_a_word_start_only() -> None:
-    for phrase in _GENERAL_PHRASES:
+    for phrase in GENERAL_PHRASES:
         assert _GENERAL_WORDS.search(f"x {phrase} y") is not None, phrase
         assert all(m.start() != 1 for m in _GENERAL_WORDS.finditer(f"x{phrase}")), phrase
     assert _GENERAL_WORDS.search("the block is") is None  # "lock" needs a word start
 
 
-_PHRASE_PIECES = st.sampled_from(sorted(_GENERAL_PHRASES)) | st.sampled_from(
+_PHRASE_PIECES = st.sampled_from(sorted(GENERAL_PHRASES)) | st.sampled_from(
     [" ", "-", "_", ".", "x", "9", "'", "(", "no", "un", "ed"]
 )
 
@@ -52,7 +52,7 @@ def test_the_fast_phrase_pattern_finds_what_the_look_behind_finds(pieces: list[s
     """_GENERAL_WORDS finds "separator, phrase" behind a leading space (so the engine skips
     to separators); the look-behind form it stands for must find the same phrases."""
     text = "".join(pieces)
-    reference = re.compile(rf"(?<![a-z0-9])(?:{_alternation(_GENERAL_PHRASES)})")
+    reference = re.compile(rf"(?<![a-z0-9])(?:{_alternation(GENERAL_PHRASES)})")
     expected = [m.group() for m in reference.finditer(text)]
     assert [m.group(1) for m in _GENERAL_WORDS.finditer(_WORD_LEAD + text)] == expected
 
@@ -60,8 +60,8 @@ def test_the_fast_phrase_pattern_finds_what_the_look_behind_finds(pieces: list[s
 def test_general_rules_are_data_with_sources() -> None:
     assert {r.scope for r in GENERAL} == {"general"}
     assert all(r.source.startswith("https://") for r in GENERAL)
-    assert set(CONTENT_POLICY) <= set(_GENERAL_PHRASES)
-    assert set(ACCESS_PHRASES) <= set(_GENERAL_PHRASES)
+    assert set(CONTENT_POLICY) <= set(GENERAL_PHRASES)
+    assert set(ACCESS_PHRASES) <= set(GENERAL_PHRASES)
 
 
 # --- what general evidence reads -----------------------------------------------------------------

@@ -13,7 +13,7 @@ from typing import NamedTuple
 import pytest
 from hypothesis import given, settings
 
-from agenterr._quote import REDACTED, _redact
+from agenterr._quote import REDACTED, redact
 
 from .spec_tables import SPEC
 from .test_quote import NEW_SHAPES, embedded_credential_strategy
@@ -140,7 +140,7 @@ def test_every_rule_and_block_was_read() -> None:
 def test_the_examples_redact_as_the_spec_says() -> None:
     for raw, _expected in NEW_SHAPES:
         text = " ".join(raw.split())
-        assert _redact(text) == spec_redact(text), text
+        assert redact(text) == spec_redact(text), text
 
 
 @settings(max_examples=300, deadline=None)
@@ -148,13 +148,13 @@ def test_the_examples_redact_as_the_spec_says() -> None:
 def test_generated_credentials_redact_as_the_spec_says(case: tuple[str, str]) -> None:
     body, _secret = case
     text = " ".join(body.split())[:2000]
-    assert _redact(text) == spec_redact(text)
+    assert redact(text) == spec_redact(text)
 
 
 def test_a_changed_pattern_would_fail_here(monkeypatch: pytest.MonkeyPatch) -> None:
     """The comparison can fail: a SPEC table without rule 7 (OpenAI keys) disagrees with the
     package on an OpenAI key."""
     key = "sk-" + "a1" * 12
-    assert _redact(f"key {key}") == spec_redact(f"key {key}") == f"key {REDACTED}"
+    assert redact(f"key {key}") == spec_redact(f"key {key}") == f"key {REDACTED}"
     monkeypatch.setitem(globals(), "RULES", [r for r in RULES if r.number != 7])
-    assert _redact(f"key {key}") != spec_redact(f"key {key}")
+    assert redact(f"key {key}") != spec_redact(f"key {key}")

@@ -6,6 +6,8 @@ from __future__ import annotations
 import html
 import json
 import re
+from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -14,12 +16,16 @@ from hypothesis import strategies as st
 from .spec_tables import (
     ENTITIES_JSON,
     FOREIGN_JSON,
+    HINTS_JSON,
+    QUOTING_JSON,
     SPEC,
     STATUS_JSON,
     TABLES,
     entities_json,
     foreign_json,
+    hints_json,
     marked,
+    quoting_json,
     status_json,
 )
 
@@ -113,3 +119,27 @@ def test_the_entity_algorithm_is_html_unescape(pieces: list[str]) -> None:
     assert _ENTITIES["reference"] == html._charref.pattern  # type: ignore[attr-defined]
     text = "".join(pieces)
     assert _port_unescape(text) == html.unescape(text)
+
+
+@pytest.mark.parametrize(
+    ("path", "render"),
+    [(HINTS_JSON, hints_json), (QUOTING_JSON, quoting_json)],
+    ids=["hint-templates", "quoting"],
+)
+def test_the_hint_and_quoting_tables_ship_as_json(path: Path, render: Callable[[], str]) -> None:
+    """spec/hint-templates.json and spec/quoting.json are the package's data, for ports."""
+    assert path.read_text(encoding="utf-8") == render(), "run `python -m tests.spec_tables --write`"
+
+
+def test_the_shipped_templates_build_the_hints() -> None:
+    """The shipped templates, filled as they say, give the package's hints."""
+    from agenterr import from_status
+
+    data = json.loads(HINTS_JSON.read_text(encoding="utf-8"))
+    template = data["templates"]["RATE_LIMITED"]
+    where = data["where"]["status"].format(status=429)
+    wait = data["wait"]["more"].format(n=5)
+    said = data["said"].format(quote="slow down")
+    expected = template.format(where=where, wait=wait, said=said)
+    outcome = from_status(429, "slow down", headers={"Retry-After": "5"})
+    assert outcome.llm_hint == expected
