@@ -340,46 +340,37 @@ def _from_document(document: object, problem_json: bool) -> Signals:
     if not isinstance(document, dict):
         return NO_SIGNALS
     reader = _Reader()
-    # The members SPEC 11.2.2 reads, in its order. A small object (every error body) is
-    # scanned once for them; a large one is probed by name, so its size costs nothing.
-    if len(document) <= _SCAN_MEMBERS:
-        members = _MEMBERS
-        present = [members[key] for key in document if key in members]
-        present.sort()
-    else:
-        present = [order for key, order in _MEMBERS.items() if key in document]
-    get = document.get
-    for order in present:
-        key = _MEMBER_NAMES[order]
-        value = get(key)
-        if order == _ERROR:
-            if isinstance(value, dict):
-                reader.error_object(value)
-            elif isinstance(value, str):  # Slack {"ok": false, "error": "rate_limited"}
-                reader.identifier(value)
-                if " " in value[:_MAX_MESSAGE]:  # prose, not a code: {"error": "Your …"}
-                    reader.message(value)
-        elif order == _AWS_ERROR:  # AWS query JSON {"Error": {"Code": …, "Message": …}}
-            if isinstance(value, dict):
-                reader.identifier(value.get("Code"))
-                reader.message(value.get("Message"))
-        elif order == _TYPE:
-            reader.identifier(value, namespaced=True)
-        elif order < _FIRST_MESSAGE:
-            reader.identifier(value)
-        elif order < _ERRORS:
-            reader.message(value)
-        elif order == _ERRORS:  # GraphQL, Cloudflare, Shopify REST
-            for item in items(value):
-                extensions = item.get("extensions")
-                if isinstance(extensions, dict):
-                    reader.identifier(extensions.get("code"))
-                reader.identifier(item.get("code"))
-                reader.identifier(item.get("type"))
-                reader.message(item.get("message"))
-        elif isinstance(value, str):  # Dropbox "error_summary": "path/insufficient_space/.."
-            for part in value[:PARSE_LIMIT].split("/", 4)[:4]:
-                reader.identifier(part)
+    # The members SPEC 11.2.2 reads, in its order; only those present are looked at.
+    error = document.get("error")
+    if isinstance(error, dict):
+        reader.error_object(error)
+    elif isinstance(error, str):  # Slack {"ok": false, "error": "rate_limited"}
+        reader.identifier(error)
+        if " " in error[:_MAX_MESSAGE]:  # prose, not a code: {"error": "Your …"}
+            reader.message(error)
+    aws = document.get("Error")  # AWS query JSON {"Error": {"Code": …, "Message": …}}
+    if isinstance(aws, dict):
+        reader.identifier(aws.get("Code"))
+        reader.message(aws.get("Message"))
+    if "__type" in document:
+        reader.identifier(document["__type"], namespaced=True)
+    for key in _IDENTIFIER_KEYS:
+        if key in document:
+            reader.identifier(document[key])
+    for key in _MESSAGE_KEYS:
+        if key in document:
+            reader.message(document[key])
+    for item in items(document.get("errors")):  # GraphQL, Cloudflare, Shopify REST
+        extensions = item.get("extensions")
+        if isinstance(extensions, dict):
+            reader.identifier(extensions.get("code"))
+        reader.identifier(item.get("code"))
+        reader.identifier(item.get("type"))
+        reader.message(item.get("message"))
+    summary = document.get("error_summary")
+    if isinstance(summary, str):  # Dropbox "error_summary": "path/insufficient_space/.."
+        for part in summary[:PARSE_LIMIT].split("/", 4)[:4]:
+            reader.identifier(part)
     return Signals(
         identifiers=tuple(reader.identifiers),
         generic=tuple(reader.generic),
@@ -392,19 +383,6 @@ def _from_document(document: object, problem_json: bool) -> Signals:
 
 
 _NESTED_ERROR_KEYS = frozenset({"innerError", "innererror", "errors", "details", ".tag"})
-_MEMBER_NAMES = (
-    "error",
-    "Error",
-    "__type",
-    *_IDENTIFIER_KEYS,
-    *_MESSAGE_KEYS,
-    "errors",
-    "error_summary",
-)
-_MEMBERS = {name: order for order, name in enumerate(_MEMBER_NAMES)}
-_ERROR, _AWS_ERROR, _TYPE = 0, 1, 2
-_FIRST_MESSAGE = 3 + len(_IDENTIFIER_KEYS)
-_ERRORS = _FIRST_MESSAGE + len(_MESSAGE_KEYS)
 _SCAN_MEMBERS = 32
 
 
