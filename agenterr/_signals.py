@@ -232,26 +232,12 @@ class _Reader:
 
     def error_object(self, error: dict[str, Any]) -> None:
         """``error: {...}`` of OpenAI, Anthropic, Google, Azure, Stripe, Microsoft Graph."""
-        get = error.get
-        identifiers = self.identifiers
         for key in ("code", "type", "reason"):
-            value = get(key)
-            # self.identifier(value), inlined: three members of every error object.
-            if type(value) is str and value and len(identifiers) < MAX_IDENTIFIERS:
-                identifiers.append(value[:_MAX_IDENTIFIER])
-            elif isinstance(value, str):
-                self.identifier(value)
-        status = get("status")  # a gRPC canonical code: the reasons below are sharper
+            self.identifier(error.get(key))
+        status = error.get("status")  # a gRPC canonical code: the reasons below are sharper
         if isinstance(status, str) and status:
             self.generic.append(status[:_MAX_IDENTIFIER])
-        message = get("message")
-        # self.message(message), inlined as the identifiers are.
-        if type(message) is str and message and len(self.messages) < _MAX_MESSAGES:
-            self.messages.append(message[:_MAX_MESSAGE])
-        elif isinstance(message, str):
-            self.message(message)
-        if len(error) <= _SCAN_MEMBERS and _NESTED_ERROR_KEYS.isdisjoint(error):
-            return  # the common, flat error object: nothing nested to read
+        self.message(error.get("message"))
         for key in ("innerError", "innererror"):  # Microsoft Graph, Azure
             inner = error.get(key)
             if isinstance(inner, dict):
@@ -380,10 +366,6 @@ def _from_document(document: object, problem_json: bool) -> Signals:
         problem=_problem_text(document) if problem_json else None,
         document=document,
     )
-
-
-_NESTED_ERROR_KEYS = frozenset({"innerError", "innererror", "errors", "details", ".tag"})
-_SCAN_MEMBERS = 32
 
 
 def _non_blank(value: object) -> bool:
