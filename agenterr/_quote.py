@@ -516,9 +516,10 @@ REDACTIONS: tuple[_Rule, ...] = (
         ),
     ),
     # 5. token: value, authorization: value — a bare value only when it looks generated, so
-    # prose such as "the token: is invalid" or "token: expired" survives.
+    # prose such as "the token: is invalid" or "token: expired" survives. It may end where
+    # prose or markup closes around it too: "(token: abc123def456)", "<td>token: …</td>".
     _Rule(
-        _key(_WORD_KEYS, _COLON) + rf"(?:{_CREDENTIAL})(?![^\s\"'&,;}}\]])",
+        _key(_WORD_KEYS, _COLON) + rf"(?:{_CREDENTIAL})(?![^\s\"'&,;}}\])<>])",
         ("token", "auth"),
         fold=True,
     ),
