@@ -235,16 +235,43 @@ def binding_problems(
     return problems
 
 
+_ANNOTATION_CAP = 60
+"""Characters of one parameter's annotation named in the hint; a long one ends with ``…``."""
+
+
 def _describe(params: list[inspect.Parameter]) -> str:
     kinds = inspect.Parameter
     parts = []
     for p in params:
+        name = p.name + _annotation(p.annotation)
         if p.kind is kinds.VAR_POSITIONAL:
-            parts.append(f"*{p.name}")
+            parts.append(f"*{name}")
         elif p.kind is kinds.VAR_KEYWORD:
-            parts.append(f"**{p.name}")
+            parts.append(f"**{name}")
         elif p.default is kinds.empty:
-            parts.append(f"{p.name} (required)")
+            parts.append(f"{name} (required)")
         else:
-            parts.append(p.name)
+            parts.append(name)
     return ", ".join(parts) if parts else "none"
+
+
+def _annotation(annotation: object) -> str:
+    """``": int"`` for an annotated parameter, so the model can send the right type;
+    ``""`` when there is none or it cannot be rendered."""
+    if annotation is inspect.Parameter.empty:
+        return ""
+    if isinstance(annotation, str):  # postponed evaluation keeps the source text
+        text = annotation
+    elif isinstance(annotation, type):  # the model needs the name, not the module path
+        text = annotation.__qualname__
+    else:
+        try:
+            text = inspect.formatannotation(annotation)
+        except Exception:
+            return ""
+    text = " ".join(text.split())
+    if not text:
+        return ""
+    if len(text) > _ANNOTATION_CAP:
+        text = text[: _ANNOTATION_CAP - 1] + "…"
+    return f": {text}"

@@ -1149,6 +1149,12 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--readme", action="store_true", help="write the summary into README")
     parser.add_argument("--out", type=Path, default=HERE / "hint_eval")
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        default=CACHE,
+        help="the decisions file; two runs in parallel (one per prompt) each need their own",
+    )
     args = parser.parse_args(argv)
 
     held_out = {"blind": {"blind"}, "set-b": {"holdout_b"}, "both": {"blind", "holdout_b"}}
@@ -1168,7 +1174,7 @@ def main(argv: list[str] | None = None) -> None:
     variants = tuple(v for v in args.variants.split(",") if v)
     plan = _plan(args.plan) if args.plan else dict.fromkeys(prompts, variants)
     if args.missing:
-        cache = _load_cache(CACHE)
+        cache = _load_cache(args.cache)
         for prompt, chosen in plan.items():
             for entry in chosen:
                 variant, _, split = entry.partition("@")
@@ -1192,6 +1198,7 @@ def main(argv: list[str] | None = None) -> None:
             only=lambda case, variant, specs=specs: any(
                 variant == v and split in ("", case.split) for v, split in specs
             ),
+            cache_path=args.cache,
             progress=lambda s: print(s, file=sys.stderr),
         )
     table = summarise(decisions)

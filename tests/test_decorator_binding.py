@@ -32,7 +32,7 @@ def hint_lines(outcome: Outcome[Any]) -> list[str]:
     return [line[2:] for line in outcome.llm_hint.splitlines() if line.startswith("- ")]
 
 
-EXPECTED = "expected parameters: title (required), body, priority"
+EXPECTED = "expected parameters: title: str (required), body: str, priority: int"
 
 
 @pytest.mark.parametrize(
@@ -148,7 +148,7 @@ def test_methods_do_not_list_self_or_cls(attribute: str) -> None:
     assert hint_lines(bound(nam="x")) == [
         "unexpected argument 'nam'",
         "missing required argument 'name'",
-        "expected parameters: name (required)",
+        "expected parameters: name: str (required)",
     ]
 
 
@@ -156,7 +156,7 @@ def test_method_through_class_with_explicit_self() -> None:
     """Service.method(instance, bad=...) reports against the bound signature."""
     lines = hint_lines(Service.method(Service(), bad=1))
     assert lines[0] == "unexpected argument 'bad'"
-    assert lines[-1] == "expected parameters: name (required)"
+    assert lines[-1] == "expected parameters: name: str (required)"
 
 
 def test_async_method() -> None:
@@ -175,8 +175,39 @@ def test_variadic_signatures() -> None:
     assert loose(1, 2, 3, x=4).ok
     assert hint_lines(loose(a=1)) == [
         "missing required argument 'a'",
-        "expected parameters: a (required), *rest, **options",
+        "expected parameters: a: int (required), *rest: int, **options: Any",
     ]
+
+
+class Invoice:
+    pass
+
+
+class Unprintable:
+    def __repr__(self) -> str:
+        raise RuntimeError("no repr")
+
+
+def test_annotations_are_named_briefly() -> None:
+    """Each parameter's annotation is named (a class by its name, not its module), a long
+    one is cut, and one that cannot be rendered is left out rather than failing the call."""
+
+    def bill(invoice, when, *, tags, note=None):  # type: ignore[no-untyped-def]
+        return invoice
+
+    bill.__annotations__ = {
+        "invoice": Invoice,
+        "when": "dt.date",
+        "tags": "dict[" + "str, " * 30 + "int]",
+        "note": Unprintable(),
+    }
+    tool_ = classified_tool(bill)
+    (line,) = [x for x in hint_lines(tool_()) if x.startswith("expected")]
+    long = "dict[" + "str, " * 30 + "int]"
+    assert line == (
+        "expected parameters: invoice: Invoice (required), when: dt.date (required), "
+        f"tags: {long[:59]}… (required), note"
+    )
 
 
 def test_no_parameters() -> None:

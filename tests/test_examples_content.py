@@ -98,7 +98,7 @@ def test_async_agent_loop_branches_on_outcome() -> None:
     (c1,) = (line for line in lines if line.startswith("    c1 "))
     assert c1.startswith('    c1 re-prompt the model with: "FIX YOUR ARGUMENTS: they do not match')
     assert "unexpected argument 'town'" in c1
-    assert "expected parameters: city (required)" in c1
+    assert "expected parameters: city: str (required)" in c1
     (c3,) = (line for line in lines if line.startswith("    c3 "))
     assert c3.startswith("    c3 re-prompt the model with: 'FIX YOUR ARGUMENTS: a value you sent")
     assert "does not exist (HTTP 404)" in c3
