@@ -1,12 +1,13 @@
 """An async agent loop that branches on each tool call's Outcome.
 
-Needs the extras httpx: pip install ".[httpx]" in a clone.
+Needs the extras httpx, tenacity: pip install ".[httpx,tenacity]" in a clone.
 
 The tools are `async def` methods under `@classified_tool` (Outcome mode): a call never
 raises, it returns an Outcome, and the loop reacts by class:
 
-- transient (429, 5xx, timeout): retry the identical call, sleeping for the server's
-  Retry-After when it gave one; the model never hears about it unless retries run out;
+- transient (429, 5xx, timeout): tenacity retries the identical call with agenterr's
+  one-line policy, sleeping for the server's Retry-After when it gave one; the model never
+  hears about it unless retries run out;
 - self-correctable (bad arguments, unknown id): hand the model `tool_result_text` so it
   fixes its arguments; the text says what was wrong;
 - auth and unknown: escalate to a human; the model is told not to rewrite the call.
@@ -22,15 +23,16 @@ from __future__ import annotations
 
 import asyncio
 import json
-import random
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
+from tenacity import AsyncRetrying, RetryCallState
 
 from agenterr import Class, Outcome, classified_tool, schema_invalid, tool_result_text
+from agenterr.integrations.tenacity import retry_policy
 
 Message = dict[str, Any]
 MAX_ATTEMPTS = 4
@@ -155,22 +157,32 @@ class ScriptedModel:
 # --- the loop ----------------------------------------------------------------------------
 
 
+def log_retry(retry_state: RetryCallState) -> None:
+    """tenacity's before_sleep: say which call is retried, why, and after how long."""
+    outcome: Outcome[Any] = retry_state.outcome.result()  # type: ignore[union-attr]
+    call: ToolCall = retry_state.kwargs["call"]
+    wait = retry_state.next_action.sleep  # type: ignore[union-attr]
+    print(f"    {call.id} {call.name}: {outcome} -> retrying in {wait:.2f}s")
+
+
 async def call_with_retries(
     tool: Callable[..., Awaitable[Outcome[Any]]], call: ToolCall
 ) -> Outcome[Any]:
-    """Run one call; retry it unchanged while the failure is transient."""
-    for attempt in range(1, MAX_ATTEMPTS + 1):
-        outcome = await tool(**call.arguments)
-        if not outcome.retryable or attempt == MAX_ATTEMPTS:
-            return outcome
-        # The server's Retry-After when it sent one; otherwise exponential backoff with
-        # jitter. Either way the arguments are left alone: they were not the problem.
-        delay = outcome.retry_after
-        if delay is None:
-            delay = min(0.1 * 2**attempt, 5.0) + random.uniform(0, 0.1)
-        print(f"    {call.id} {call.name}: {outcome} -> retrying in {delay:.2f}s")
-        await asyncio.sleep(delay)
-    raise AssertionError("unreachable")
+    """Run one call; retry it unchanged while the failure is transient.
+
+    The one-line policy retries transient Outcomes only, waits the server's Retry-After
+    (else exponential backoff with jitter), gives up at once if the server asks for more
+    than 5 s, and hands back the last Outcome when the attempts run out.
+    """
+
+    async def attempt(call: ToolCall) -> Outcome[Any]:
+        return await tool(**call.arguments)
+
+    retrying = AsyncRetrying(
+        **retry_policy(max_wait=5, attempts=MAX_ATTEMPTS), before_sleep=log_retry
+    )
+    outcome: Outcome[Any] = await retrying(attempt, call=call)
+    return outcome
 
 
 async def run_agent(
@@ -205,14 +217,14 @@ async def run_agent(
                 content = json.dumps(outcome.value)
                 print(f"    {call.id} ok: {content}")
             elif outcome.class_ is Class.SELF_CORRECTABLE:
-                content = tool_result_text(outcome)  # the model fixes its arguments
+                content = tool_result_text(outcome, tool=call.name, arguments=call.arguments)
                 print(f"    {call.id} re-prompt the model with: {content!r}")
             elif outcome.class_ is Class.TRANSIENT:
-                content = tool_result_text(outcome)  # "leave the arguments alone"
+                content = tool_result_text(outcome, tool=call.name, arguments=call.arguments)
                 print(f"    {call.id} still unavailable after {MAX_ATTEMPTS} attempts: {outcome}")
             else:  # AUTH or INDETERMINATE: a human has to act
                 escalated.append(f"{call.id} {call.name}: {outcome}")
-                content = tool_result_text(outcome)  # "stop: a human must act"
+                content = tool_result_text(outcome, tool=call.name, arguments=call.arguments)
                 print(f"    {call.id} ESCALATED to a human: {outcome}")
             messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
     raise RuntimeError("the model did not finish")

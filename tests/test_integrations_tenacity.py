@@ -763,9 +763,34 @@ async def test_retry_policy_async() -> None:
     assert sleeps == [3.0] and script.calls == 2
 
 
+def test_retry_policy_returns_an_outcome_mode_tools_last_failure() -> None:
+    """A returned failed Outcome is retried like a raised one, and when the attempts run out
+    (or the server asks for more than the limit) that Outcome is returned, not RetryError."""
+    sleeps: list[float] = []
+    script = Script(failure(503), failure(502), failure(504))
+    last = Retrying(**retry_policy(attempts=3, fallback=wait_fixed(1)), sleep=sleeps.append)(
+        script
+    )
+    assert isinstance(last, Outcome) and last.status == 504 and last.code is Code.UNAVAILABLE
+    assert script.calls == 3 and sleeps == [1.0, 1.0]
+
+    script = Script(failure(429, "3600"), "not reached")
+    last = Retrying(**retry_policy(max_wait=30), sleep=sleeps.append)(script)
+    assert last.retry_after == 3600 and script.calls == 1
+
+
+@pytest.mark.asyncio
+async def test_retry_policy_async_returns_the_last_outcome() -> None:
+    sleeps = AsyncSleeps()
+    script, call = async_script(failure(429, "1"), failure(429, "2"))
+    last = await AsyncRetrying(**retry_policy(attempts=2), sleep=sleeps)(call)
+    assert isinstance(last, Outcome) and last.retry_after == 2
+    assert sleeps == [1.0] and script.calls == 2
+
+
 def test_retry_policy_fills_in_retry_wait_stop_and_reraise() -> None:
     policy = retry_policy(max_wait=30, attempts=3)
-    assert set(policy) == {"retry", "wait", "stop", "reraise"}
+    assert set(policy) == {"retry", "wait", "stop", "reraise", "retry_error_callback"}
     assert policy["reraise"] is True
     assert repr(policy["retry"]) == "retry_if_transient()"
 

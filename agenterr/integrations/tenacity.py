@@ -220,6 +220,7 @@ class RetryPolicy(TypedDict):
     wait: wait_base
     stop: stop_base
     reraise: bool
+    retry_error_callback: Callable[[RetryCallState], Any]
 
 
 def retry_policy(
@@ -237,7 +238,10 @@ def retry_policy(
       ``max_wait`` seconds (:func:`wait_retry_after`);
     - a Retry-After longer than ``max_wait`` (seconds or a timedelta) stops the retries at
       once (:func:`stop_if_retry_after_exceeds`), as does the ``attempts``-th failure;
-    - the last failure is raised as it is (``reraise=True``), its ``retry_after`` intact.
+    - the last failure is raised as it is (``reraise=True``), its ``retry_after`` intact;
+      an Outcome-mode tool's last failed Outcome is returned, not wrapped in tenacity's
+      ``RetryError``, so ``await AsyncRetrying(**retry_policy())(tool, **arguments)`` always
+      gives an Outcome.
 
     Works with ``@retry(**retry_policy(...))`` on sync and async functions, and with
     ``Retrying(**retry_policy(...))`` and ``AsyncRetrying(**retry_policy(...))``; add other
@@ -251,7 +255,16 @@ def retry_policy(
         "wait": wait_retry_after(fallback, max_wait=limit),
         "stop": stop_after_attempt(attempts) | stop_if_retry_after_exceeds(limit),
         "reraise": True,
+        "retry_error_callback": _last_attempt,
     }
+
+
+def _last_attempt(retry_state: RetryCallState) -> Any:
+    """What the last attempt gave: its returned value (a failed Outcome), or its exception
+    raised again. Without this, tenacity raises ``RetryError`` for a returned value."""
+    attempt: Future | None = retry_state.outcome
+    assert attempt is not None  # tenacity stops only after an attempt
+    return attempt.result()
 
 
 # --- before_sleep ---------------------------------------------------------------------------
