@@ -9,11 +9,12 @@ fails if an integration imports anything private from elsewhere.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import logging
 from collections.abc import Callable, Mapping
-from typing import Any, TypeAlias
+from typing import Any, Protocol, TypeAlias
 
 from ._classify import from_response, schema_invalid
 from ._exceptions import validation_problems
@@ -38,11 +39,13 @@ __all__ = [
     "Failed",
     "FailureObserver",
     "RedactedCause",
+    "RetryLogger",
     "Wrapper",
     "adapt_tool",
     "call_arguments",
     "exception_outcome",
     "failure_outcome",
+    "log_retry",
     "logged",
     "redacted_cause",
     "report_error",
@@ -95,6 +98,48 @@ def report_error(message: str, *args: object, error: BaseException | None = None
     """Log an integration's own failure as a WARNING on the ``agenterr`` logger, through the
     redaction gate (the traceback of ``error`` as the record's text); never raises."""
     log_gated(logging.WARNING, message, *args, error=error)
+
+
+class RetryLogger(Protocol):
+    def log(self, level: int, msg: str, /, *args: Any, **kwargs: Any) -> object: ...
+
+
+def log_retry(  # noqa: PLR0917 - one record's parts, read by two retry helpers
+    logger: RetryLogger,
+    level: int,
+    name: str,
+    attempt: int,
+    wait: float,
+    outcome: Outcome[Any] | None,
+    what: str,
+    exc_info: BaseException | None = None,
+) -> None:
+    """A retry helper's record of one scheduled retry; never raises.
+
+    ``what`` says what failed when ``outcome`` is not the failure a ``@classified_tool`` has
+    just logged; when it is, the record names only the retry, so each failure is logged once.
+    Neither an exception's text nor a hint is logged: they quote the API.
+    """
+    args: tuple[object, ...]
+    if outcome is not None and logged(outcome):
+        message = "%s: retrying in %.2fs after attempt %d"
+        args = (name, wait, attempt)
+    else:
+        message = "%s failed (attempt %d): %s; retrying in %.2fs"
+        args = (name, attempt, what, wait)
+    # A failing log handler must not replace the failure being retried.
+    with contextlib.suppress(Exception):
+        logger.log(
+            level,
+            message,
+            *args,
+            exc_info=exc_info,
+            extra={
+                "agenterr_outcome": outcome,
+                "agenterr_attempt": attempt,
+                "agenterr_wait": wait,
+            },
+        )
 
 
 def result_outcome(value: object) -> Outcome[Any] | None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import logging
 import math
 import subprocess
 import sys
@@ -31,7 +32,7 @@ from agenterr import (
     classified_tool,
     error_for,
 )
-from agenterr.integrations.stamina import retry_on_transient, retry_policy
+from agenterr.integrations.stamina import log_retries, retry_on_transient, retry_policy
 
 pytestmark = pytest.mark.external
 
@@ -417,3 +418,72 @@ def test_retry_policy_fills_in_on_attempts_and_timeout() -> None:
 def test_retry_policy_arguments_are_checked(kwargs: dict[str, Any]) -> None:
     with pytest.raises(ValueError, match=r"attempts|max_wait"):
         retry_policy(**kwargs)
+
+
+# --- log_retries: each failure logged once ------------------------------------------------
+
+
+@pytest.fixture
+def retry_hook_only() -> Iterator[None]:
+    previous = stamina.is_testing()
+    stamina.set_testing(True, attempts=3)
+    set_on_retry_hooks([log_retries()])
+    yield
+    set_on_retry_hooks(None)
+    stamina.set_testing(previous)
+
+
+def test_log_retries_logs_each_failure_once(
+    retry_hook_only: None, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Under stamina, a classified tool's failure is agenterr's record alone; the hook's
+    record names only the retry, and neither repeats the hint."""
+
+    @stamina.retry(**retry_policy(max_wait=30))
+    @classified_tool(raises=True)
+    def get_rate() -> Any:
+        return agenterr.from_status(503, '{"error":"secret-ish detail"}')
+
+    caplog.set_level(logging.INFO)
+    with pytest.raises(TransientToolError):
+        get_rate()
+    failures = [r for r in caplog.records if r.name == "agenterr"]
+    retries = [r for r in caplog.records if r.name == "stamina"]
+    assert [r.getMessage() for r in failures] == [
+        "tool get_rate failed: UNAVAILABLE class=transient status=503"
+    ] * 3
+    assert [r.getMessage() for r in retries] == [
+        f"{__name__}.{get_rate.__qualname__}: retrying in 0.00s after attempt {n}" for n in (1, 2)
+    ]
+    assert all(r.agenterr_outcome.code is Code.UNAVAILABLE for r in retries)
+    assert [r.agenterr_attempt for r in retries] == [1, 2]
+    assert "secret-ish" not in caplog.text and "temporarily" not in caplog.text
+
+
+def test_log_retries_names_an_unlogged_failure(
+    retry_hook_only: None, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A failure no classified tool logged (plain client code) is named by code and class,
+    never by the exception's text."""
+    calls = Script(TimeoutError("token=abc123 timed out"), "ok")
+    caplog.set_level(logging.INFO, logger="stamina")
+    assert stamina.retry(**retry_policy())(calls)() == "ok"
+    (record,) = caplog.records
+    assert record.getMessage().endswith(
+        "failed (attempt 1): TIMEOUT class=transient; retrying in 0.00s"
+    )
+    assert "abc123" not in caplog.text
+
+
+def test_log_retries_takes_a_logger_and_level(retry_hook_only: None) -> None:
+    seen: list[tuple[int, str]] = []
+
+    class Recorder:
+        def log(self, level: int, msg: str, /, *args: Any, **kwargs: Any) -> None:
+            seen.append((level, msg % args))
+
+    set_on_retry_hooks([log_retries(Recorder(), logging.DEBUG)])
+    calls = Script(ConnectionResetError(), "ok")
+    assert stamina.retry(**retry_policy())(calls)() == "ok"
+    assert len(seen) == 1 and seen[0][0] == logging.DEBUG
+    assert seen[0][1].endswith("failed (attempt 1): UNAVAILABLE class=transient; retrying in 0.00s")

@@ -17,6 +17,9 @@
 
     # or the hook alone: stamina.retry(on=retry_on_transient, attempts=5)
 
+    # each failure logged once (agenterr's record), each retry once (this hook's):
+    stamina.instrumentation.set_on_retry_hooks([log_retries()])
+
 The hook reads a raised :class:`~agenterr.AgentToolError` by its outcome, and any other
 exception that is an HTTP or network failure (httpx, requests, aiohttp, the OpenAI and
 Anthropic SDKs, ``ConnectionError``, ``TimeoutError``…) by :func:`~agenterr.from_error`, so
@@ -27,16 +30,20 @@ retries exceptions only: a tool in Outcome mode must raise (``raises=True``, or
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from datetime import timedelta
-from typing import TypedDict, overload
+from typing import TYPE_CHECKING, TypedDict, overload
 
-from .._adapter import exception_outcome
+from .._adapter import RetryLogger, exception_outcome, log_retry
 from ._require import require
 
 require("stamina", "stamina")
 
-__all__ = ["RetryPolicy", "retry_on_transient", "retry_policy"]
+if TYPE_CHECKING:
+    from stamina.instrumentation import RetryDetails
+
+__all__ = ["RetryPolicy", "log_retries", "retry_on_transient", "retry_policy"]
 
 
 def _decide(exc: BaseException, max_wait: float | None) -> bool | float:
@@ -117,3 +124,29 @@ def retry_policy(
         "attempts": attempts,
         "timeout": timeout,
     }
+
+
+def log_retries(
+    logger: RetryLogger | None = None, level: int = logging.INFO
+) -> Callable[[RetryDetails], None]:
+    """A stamina on-retry hook that logs each scheduled retry once, in place of stamina's
+    logging hook: ``stamina.instrumentation.set_on_retry_hooks([log_retries()])``.
+
+    stamina's own hook logs ``stamina.retry_scheduled`` with the exception's repr, which
+    repeats the failure a ``@classified_tool`` has already logged, hint and all. This one
+    names only the retry for such a failure (``get_rate: retrying in 2.00s after attempt
+    1``) and the code, class and status for any other (``get_rate failed (attempt 1):
+    UNAVAILABLE class=transient status=503; retrying in 2.00s``); never the exception's text.
+    The record carries ``agenterr_outcome``, ``agenterr_attempt`` and ``agenterr_wait``.
+    Logged on the ``stamina`` logger unless ``logger`` is given. Keep stamina's other hooks
+    beside it if you use them (``PrometheusOnRetryHook``).
+    """
+    target: RetryLogger = logging.getLogger("stamina") if logger is None else logger
+
+    def hook(details: RetryDetails) -> None:
+        exc = details.caused_by
+        outcome = exception_outcome(exc)
+        what = str(outcome) if outcome is not None else f"unclassified {type(exc).__name__}"
+        log_retry(target, level, details.name, details.retry_num, details.wait_for, outcome, what)
+
+    return hook

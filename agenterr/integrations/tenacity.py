@@ -45,14 +45,13 @@ Outcome back instead.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 from collections.abc import Callable, Iterable
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, Protocol, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from .. import Class, Code, Outcome
-from .._adapter import exception_outcome, logged, result_outcome
+from .._adapter import RetryLogger, exception_outcome, log_retry, result_outcome
 from ._require import require
 
 require("tenacity", "tenacity")
@@ -270,12 +269,8 @@ def _last_attempt(retry_state: RetryCallState) -> Any:
 # --- before_sleep ---------------------------------------------------------------------------
 
 
-class _Logger(Protocol):
-    def log(self, level: int, msg: str, /, *args: Any, **kwargs: Any) -> object: ...
-
-
 def before_sleep_log_outcome(
-    logger: _Logger, log_level: int = logging.INFO, *, exc_info: bool = False
+    logger: RetryLogger, log_level: int = logging.INFO, *, exc_info: bool = False
 ) -> Callable[[RetryCallState], None]:
     """A ``before_sleep`` hook logging the failure's code, class, status and the wait.
 
@@ -304,25 +299,15 @@ def before_sleep_log_outcome(
             what = f"returned {type(result).__name__}"
         wait = retry_state.next_action.sleep if retry_state.next_action is not None else 0.0
         name = getattr(retry_state.fn, "__qualname__", None) or "call"
-        args: tuple[object, ...]
-        if outcome is not None and logged(outcome):
-            message = "%s: retrying in %.2fs after attempt %d"
-            args = (name, wait, retry_state.attempt_number)
-        else:
-            message = "%s failed (attempt %d): %s; retrying in %.2fs"
-            args = (name, retry_state.attempt_number, what, wait)
-        # A failing log handler must not replace the failure being retried.
-        with contextlib.suppress(Exception):
-            logger.log(
-                log_level,
-                message,
-                *args,
-                exc_info=exc if exc_info else None,
-                extra={
-                    "agenterr_outcome": outcome,
-                    "agenterr_attempt": retry_state.attempt_number,
-                    "agenterr_wait": wait,
-                },
-            )
+        log_retry(
+            logger,
+            log_level,
+            name,
+            retry_state.attempt_number,
+            wait,
+            outcome,
+            what,
+            exc if exc_info else None,
+        )
 
     return log_outcome
