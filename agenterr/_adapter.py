@@ -211,6 +211,10 @@ def adapt_tool(fn: Callable[..., Any], failed: Failed) -> Callable[..., Any]:
     framework builds the same schema as from ``fn``.
     """
 
+    from ._decorator import mark_adapted  # wrapt loads only when a tool is first wrapped
+
+    mark_adapted(fn)  # a framework reads fn's signature through this adapter: not the trap
+
     def settle(result: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         if not isinstance(result, Outcome):
             return result

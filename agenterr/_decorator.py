@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import pickle
+import sys
 import weakref
 from collections.abc import (
     AsyncGenerator,
@@ -30,7 +31,7 @@ from collections.abc import (
     Iterator,
     Mapping,
 )
-from types import CodeType, CoroutineType
+from types import CodeType, CoroutineType, FrameType
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -45,6 +46,7 @@ from typing import (
 import wrapt
 
 from ._exceptions import passes_through
+from ._frameworks import refuse_registration
 from ._outcome import Failure, Outcome, Success, built_success
 from ._policy import (
     AWAITABLE,
@@ -56,6 +58,7 @@ from ._policy import (
     result_kind,
 )
 from ._rules import Rules, compile_rules
+from ._shared import attr
 from ._taxonomy import Code
 
 __all__ = ["ErrorRule", "FailureObserver", "classified_tool"]
@@ -506,6 +509,62 @@ class _ToolWrapper(_FunctionWrapper):
         return self
 
 
+def _no_signature(tool: Any) -> Any:
+    """The ``__signature__`` of an Outcome-mode tool: a framework registering it gets a
+    ``TypeError`` (:mod:`._frameworks`); anyone else none, so ``inspect`` reads the wrapped
+    function's, as for any wrapper."""
+    _refuse_unadapted(tool, sys._getframe(1))
+    raise AttributeError("__signature__")
+
+
+def _refuse_unadapted(tool: Any, asker: FrameType) -> None:
+    """:func:`refuse_registration` unless an agenterr adapter wraps ``tool``."""
+    function = tool._self_parent if isinstance(tool, _BoundOutcomeToolWrapper) else tool
+    if not getattr(function, "_self_adapted", False):
+        refuse_registration(_name_of(tool.__wrapped__), asker)
+
+
+class _BoundOutcomeToolWrapper(_BoundToolWrapper):
+    """An Outcome-mode method, looked up on its class or an instance."""
+
+    __slots__ = ()
+    __signature__ = property(_no_signature)
+
+    @property
+    def __func__(self) -> Any:
+        # The proxy passes as a bound method, so inspect reads the signature of __func__
+        # instead of asking for __signature__: the same check, there.
+        _refuse_unadapted(self, sys._getframe(1))
+        return self.__wrapped__.__func__  # type: ignore[attr-defined]
+
+
+class _OutcomeToolWrapper(_ToolWrapper):
+    """An Outcome-mode tool; registered directly with a framework, it says which adapter to
+    use instead of letting the framework pass its failures on as successes."""
+
+    __bound_function_wrapper__ = _BoundOutcomeToolWrapper
+    __signature__ = property(_no_signature)
+
+
+_UNWRAP_DEPTH = 32
+"""Decorators looked through (a tenacity ``@retry``, ``functools.wraps``) for the tool."""
+
+
+def mark_adapted(fn: Any) -> None:
+    """Record that an agenterr adapter wraps ``fn``: a framework reading the signature
+    through the adapter reaches the Outcome-mode tool under ``fn`` (``fn`` itself, or under
+    other decorators), which must not refuse it."""
+    for _ in range(_UNWRAP_DEPTH):
+        if isinstance(fn, _BoundOutcomeToolWrapper):
+            fn = fn._self_parent
+        if isinstance(fn, _OutcomeToolWrapper):
+            fn._self_adapted = True  # type: ignore[attr-defined]  # on the proxy (wrapt: _self_)
+            return
+        fn = attr(fn, "__wrapped__")
+        if fn is None:
+            return
+
+
 def function_tool(fn: Any, call: Any, call_async: Any, adapter: str) -> _ToolWrapper:
     """``fn`` behind the wrapt wrapper ``call`` (``call_async`` for a coroutine function).
 
@@ -515,6 +574,7 @@ def function_tool(fn: Any, call: Any, call_async: Any, adapter: str) -> _ToolWra
     kind = _kind_of(fn)
     if kind in (_generator, _async_generator):
         raise TypeError(f"{adapter} needs a function or coroutine function, got {fn!r}")
+    mark_adapted(fn)
     return _ToolWrapper(fn, call_async if kind is _async else call)
 
 
@@ -698,7 +758,9 @@ def classified_tool(
     as the typed error in raises mode.
 
     Frameworks (LangChain, OpenAI Agents, Pydantic AI, MCP) pass a tool's return value on as
-    its result: register tools with them with ``raises=True``. The decorated tool pickles by
+    its result: register tools with them with ``raises=True`` or through the integration's
+    adapter. An Outcome-mode tool registered directly raises ``TypeError`` at registration
+    (when the framework reads its signature), naming the adapter. The decorated tool pickles by
     reference and copies as itself, like a function; a decorated method looked up on its
     class or an instance (classmethods and staticmethods too) pickles like a bound method
     and copies as itself, still bound to the same object.
@@ -738,7 +800,8 @@ def classified_tool(
             envelopes=bool(envelopes),
             rules=compiled,
         )
-        return _ToolWrapper(function, _kind_of(function)(policy, raises))
+        wrapper = _ToolWrapper if raises else _OutcomeToolWrapper
+        return wrapper(function, _kind_of(function)(policy, raises))
 
     if fn is None:
         return decorate

@@ -8,6 +8,7 @@ coroutine-ness, so equal schemas show the decorator is invisible to it.
 from __future__ import annotations
 
 import asyncio
+import inspect
 from collections.abc import Callable
 from typing import Any, Literal
 
@@ -18,7 +19,7 @@ from mcp.server.mcpserver import MCPServer
 from pydantic_ai import Agent, Tool
 from pydantic_ai.models.test import TestModel
 
-from agenterr import Outcome, TransientToolError, classified_tool
+from agenterr import TransientToolError, classified_tool
 
 
 def search_orders(
@@ -50,10 +51,11 @@ async def asearch_orders(
     return search_orders(customer_id, status, limit)
 
 
+# Raises mode only: an Outcome-mode tool is refused at registration (the framework trap,
+# tested at the end), and reaches a framework through its adapter.
 VARIANTS: dict[str, Callable[[Any], Any]] = {
-    "outcome": classified_tool,
     "raises": classified_tool(raises=True),
-    "options": classified_tool(idempotent=False, expose_errors=True, on_failure=print),
+    "options": classified_tool(raises=True, idempotent=False, expose_errors=True, on_failure=print),
 }
 FUNCTIONS = {"sync": search_orders, "async": asearch_orders}
 
@@ -159,15 +161,84 @@ def test_mcp_calls_raising_tool() -> None:
     assert not result.is_error
 
 
-# Schema equality above holds in every mode, but only raises mode works end to end: a
-# framework passes a tool's return value on as the result, so an Outcome-mode tool hands it
-# an Outcome object, not the value. Register tools with frameworks using raises=True (the
-# README's guidance); Outcome mode is for agent loops that call the tool themselves.
+# --- the framework trap ------------------------------------------------------------------
+# A framework passes a tool's return value on as a successful result, so an Outcome-mode
+# tool registered directly would tell the model a failed call succeeded. Each framework asks
+# for the signature while registering, and is refused there with the adapter to use.
 
 
-def test_framework_result_of_an_outcome_mode_tool_is_not_the_value() -> None:
-    """LangChain invokes an Outcome-mode tool and gets the Outcome back, not the list."""
-    lc_tool = tool(classified_tool(search_orders))
-    result = lc_tool.invoke({"customer_id": "c1", "limit": 1})
-    assert isinstance(result, Outcome)
-    assert result != ["c1-open-0"] and result.value == ["c1-open-0"]
+class Orders:
+    @classified_tool
+    def search(self, customer_id: str) -> list[str]:
+        """Search a customer's orders."""
+        return [customer_id]
+
+
+def _mcp(function: Any) -> Any:
+    return MCPServer("test").tool()(function)
+
+
+REGISTRATIONS: dict[str, tuple[Callable[[Any], Any], str]] = {
+    "langchain-tool": (tool, "LangChain.*langchain_tool"),
+    "langchain-structured": (StructuredTool.from_function, "LangChain.*langchain_tool"),
+    "openai-agents": (function_tool, "OpenAI Agents.*unwrap_outcome"),
+    "pydantic-ai-tool": (Tool, "Pydantic AI.*model_retry"),
+    "pydantic-ai-agent": (lambda f: Agent(TestModel(), tools=[f]), "Pydantic AI.*model_retry"),
+    "mcp": (_mcp, "MCP.*for_mcp"),
+}
+
+
+@pytest.mark.parametrize("fn", FUNCTIONS.values(), ids=FUNCTIONS.keys())
+@pytest.mark.parametrize("framework", REGISTRATIONS)
+def test_an_outcome_mode_tool_is_refused_at_registration(fn: Any, framework: str) -> None:
+    """Registering an Outcome-mode tool raises TypeError naming the tool, the framework and
+    its adapter, instead of a tool whose failures the model would read as successes."""
+    register, adapter = REGISTRATIONS[framework]
+    with pytest.raises(TypeError, match=f"^{fn.__name__} is an Outcome-mode.*{adapter}"):
+        register(classified_tool(fn))
+    with pytest.raises(TypeError, match="Outcome-mode"):
+        register(classified_tool(idempotent=False, on_failure=print)(fn))
+
+
+@pytest.mark.parametrize("framework", REGISTRATIONS)
+def test_an_outcome_mode_method_is_refused_at_registration(framework: str) -> None:
+    register, _ = REGISTRATIONS[framework]
+    with pytest.raises(TypeError, match=r"^search is an Outcome-mode"):
+        register(Orders().search)
+
+
+def test_anyone_else_reads_an_outcome_mode_tools_signature() -> None:
+    """User code, agenterr and documentation tools see the wrapped function's signature."""
+    outcome_tool = classified_tool(search_orders)
+    assert inspect.signature(outcome_tool) == inspect.signature(search_orders)
+    assert inspect.signature(Orders().search) == inspect.signature(Orders().search.__wrapped__)
+    assert not hasattr(outcome_tool, "__signature__")
+    assert outcome_tool(customer_id="c", limit=1).value == ["c-open-0"]
+
+
+def test_adapters_register_outcome_mode_tools_with_the_same_schema() -> None:
+    """Through its adapter, an Outcome-mode tool registers with each framework, and the
+    schema is the bare function's."""
+    from agenterr.integrations.langchain import langchain_tool
+    from agenterr.integrations.mcp import for_mcp
+    from agenterr.integrations.openai_agents import unwrap_outcome
+    from agenterr.integrations.pydantic_ai import model_retry
+
+    outcome_tool = classified_tool(search_orders)
+    assert langchain_tool(outcome_tool).args == tool(search_orders).args
+    assert (
+        function_tool(unwrap_outcome(outcome_tool)).params_json_schema
+        == function_tool(search_orders).params_json_schema
+    )
+    assert (
+        Tool(model_retry(outcome_tool)).tool_def.parameters_json_schema
+        == Tool(search_orders).tool_def.parameters_json_schema
+    )
+
+    async def listed(function: Any) -> Any:
+        server = MCPServer("test")
+        server.tool()(function)
+        (only,) = await server.list_tools()
+        return only.input_schema
+
+    assert asyncio.run(listed(for_mcp(outcome_tool))) == asyncio.run(listed(search_orders))

@@ -61,9 +61,8 @@ def test_outcome_mode_async_logs_each_failure_once(caplog: pytest.LogCaptureFixt
     async def main() -> Outcome[Any]:
         out: Outcome[Any] = rate_limited()
         async for attempt in AsyncRetrying(
-            **{**retry_policy(max_wait=1, attempts=2), "reraise": False},
+            **retry_policy(max_wait=1, attempts=2),  # gives back the last Outcome
             before_sleep=before_sleep_log_outcome(APP),
-            retry_error_callback=lambda state: state.outcome.result(),  # type: ignore[union-attr]
         ):
             with attempt:
                 out = await get_rate("EUR")

@@ -21,7 +21,9 @@ PACKAGE = Path(__file__).resolve().parent.parent / "agenterr"
 # the graph must still be acyclic.
 LAYERS: tuple[frozenset[str], ...] = (
     # helpers and tables that import nothing from the package
-    frozenset({"_shared", "_status", "_headers", "_quote", "_taxonomy", "_transcript"}),
+    frozenset(
+        {"_shared", "_status", "_headers", "_quote", "_taxonomy", "_transcript", "_frameworks"}
+    ),
     frozenset({"_retry_after", "_rules", "_hints"}),
     # the value types
     frozenset({"_outcome", "errors"}),

@@ -135,7 +135,7 @@ def test_decorator_example_hint_names_the_bad_argument(monkeypatch: pytest.Monke
     assert waits == []
     assert requests == []
     assert "unexpected argument 'town'" in namespace["reply"]
-    assert "city (required), days" in namespace["reply"]
+    assert "city: str (required), days: int" in namespace["reply"]
 
 
 @pytest.mark.parametrize("advised", [0, 7, 30, 31, 3600])
