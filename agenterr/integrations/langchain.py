@@ -146,18 +146,26 @@ def tool_exception(
     return _BY_CLASS[outcome.code.class_](outcome, tool=tool, arguments=arguments)
 
 
-def handle_tool_error(error: ToolException) -> str:
-    """``handle_tool_error=`` for LangChain tools: a classified failure's model text.
+def handle_tool_error(error: ToolException | AgentToolError) -> str:
+    """``handle_tool_error=`` for LangChain tools, and ``handle_tool_errors=`` for LangGraph's
+    ``ToolNode``: a classified failure's model text.
 
     Every class gets its :func:`agenterr.tool_result_text`, transient included (see the
     module docstring for why). A ``ToolException`` that agenterr did not raise is answered
-    as LangChain's ``handle_tool_error=True`` answers it: its message.
+    as LangChain's ``handle_tool_error=True`` answers it: its message. ``ToolNode`` reads
+    the annotation to choose what it catches: a raises-mode tool's typed errors and any
+    ``ToolException``; other exceptions (bugs) propagate, as with its default handler.
     """
     if isinstance(error, AgentToolException):
         return str(error.args[0])  # the text it was raised with, naming the call
     if isinstance(error, AgentToolError):
         return tool_result_text(error.outcome)
     return str(error.args[0]) if error.args else "Tool execution error"
+
+
+# LangGraph's ToolNode reads the union from the raw annotation (get_origin of the signature's
+# annotation, not of the evaluated type hint), which postponed evaluation leaves a string.
+handle_tool_error.__annotations__["error"] = ToolException | AgentToolError
 
 
 def handle_validation_error(error: Exception) -> str:
