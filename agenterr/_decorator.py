@@ -771,7 +771,9 @@ def classified_tool(
 
     ``on_failure(tool_name, outcome, exception_or_None)`` is called for every failure (an
     observer that raises an ``Exception`` is logged and ignored), and each failure is logged
-    to the ``agenterr`` logger: WARNING for ``UNKNOWN`` with the traceback, INFO otherwise.
+    to the ``agenterr`` logger: WARNING for ``UNKNOWN`` with the traceback, INFO otherwise
+    (an ``UNKNOWN`` that ``idempotent=False`` made of a retryable failure is not a bug: INFO,
+    naming the code it was, in the record's ``agenterr_escalated_from`` too).
     Every record's text is cleaned and redacted like a quoted API body: the traceback is the
     record's ``exc_text`` (each exception's message one redacted line), not ``exc_info``;
     the exception itself is in the record's ``agenterr_outcome.error``. A logging Filter or

@@ -222,10 +222,30 @@ def _mapped(code: Code, exc: BaseException) -> Outcome[Any]:
     return built_failure(code, hint, None, 0, exc)
 
 
-def _maybe_applied(outcome: Outcome[Any], exc: BaseException | None) -> Outcome[Any]:
-    hint = _MAYBE_APPLIED_HINT.format(where=where(outcome.status, transport=True))
+_ESCALATED: ContextVar[tuple[int, Code] | None] = ContextVar("agenterr_escalated", default=None)
+"""The UNKNOWN this context's ``idempotent=False`` check last built, by identity, and the
+code it replaced: read when that failure is logged, so it is not logged as a bug."""
+
+
+def _maybe_applied(
+    outcome: Outcome[Any], exc: BaseException | None, place: str | None = None
+) -> Outcome[Any]:
+    """``UNKNOWN`` in place of a retryable ``outcome`` that may have taken effect
+    (``place``: where it failed, for the hint; by default from its status)."""
+    if place is None:
+        place = where(outcome.status, transport=True)
+    hint = _MAYBE_APPLIED_HINT.format(where=place)
     error = outcome.error if outcome.error is not None else exc
-    return built_failure(Code.UNKNOWN, hint, None, outcome.status, error)
+    escalated = built_failure(Code.UNKNOWN, hint, None, outcome.status, error)
+    assert outcome.code is not None
+    _ESCALATED.set((id(escalated), outcome.code))
+    return escalated
+
+
+def escalated_from(outcome: Outcome[Any]) -> Code | None:
+    """The code ``idempotent=False`` turned into ``outcome`` (an ``UNKNOWN``), else None."""
+    marked = _ESCALATED.get()
+    return marked[1] if marked is not None and marked[0] == id(outcome) else None
 
 
 # Set on the TypeError of an argument-binding failure, so that an outer tool can tell "my
@@ -309,6 +329,9 @@ class Policy:
     """The decorator's user rules (SPEC 11.11), nearer than the process-wide ones."""
 
     def notify(self, outcome: Outcome[Any], exc: BaseException | None) -> None:
+        """Tell ``on_failure`` and the log about a failure: WARNING with the traceback for
+        ``UNKNOWN`` (a bug), INFO otherwise, and INFO naming the code it was for an
+        ``UNKNOWN`` that ``idempotent=False`` made of a retryable failure (not a bug)."""
         if self.on_failure is not None:
             try:
                 self.on_failure(self.name, outcome, exc)
@@ -319,15 +342,28 @@ class Policy:
                     self.name,
                     error=failure,
                 )
-        level = logging.WARNING if outcome.code is Code.UNKNOWN else logging.INFO
-        emitted = log_gated(
-            level,
-            "tool %s failed: %s",
-            self.name,
-            outcome,
-            error=exc if level == logging.WARNING else None,
-            extra={"agenterr_tool": self.name, "agenterr_outcome": outcome},
-        )
+        extra = {"agenterr_tool": self.name, "agenterr_outcome": outcome}
+        was = escalated_from(outcome) if outcome.code is Code.UNKNOWN else None
+        if was is not None:
+            emitted = log_gated(
+                logging.INFO,
+                "tool %s failed: %s (was %s; escalated because the tool is not idempotent "
+                "and the call may have taken effect)",
+                self.name,
+                outcome,
+                was.value,
+                extra={**extra, "agenterr_escalated_from": was},
+            )
+        else:
+            level = logging.WARNING if outcome.code is Code.UNKNOWN else logging.INFO
+            emitted = log_gated(
+                level,
+                "tool %s failed: %s",
+                self.name,
+                outcome,
+                error=exc if level == logging.WARNING else None,
+                extra=extra,
+            )
         # A retry helper's hook (tenacity's before_sleep_log_outcome) reads this so that a
         # failure is logged once: here, and the hook logs only the retry it decided.
         _LOGGED.set(_key(outcome) if emitted else None)
@@ -415,7 +451,7 @@ class Policy:
 
     def guard(self, outcome: Outcome[Any], exc: BaseException | None) -> Outcome[Any]:
         """For a non-idempotent tool, a retryable failure that may have reached the server
-        becomes UNKNOWN."""
+        becomes UNKNOWN (:func:`escalated_from` tells which code it was)."""
         if self.idempotent or not outcome.retryable:
             return outcome
         if may_have_taken_effect(outcome.status, exc):
@@ -462,7 +498,7 @@ class Policy:
         found = envelope_failure(value, scopes=layers(None, self.rules))
         if found is None:
             return built_success(success_value(value))
-        outcome = found.outcome
+        outcome: Outcome[Any] = found.outcome
         if (
             not self.idempotent
             and outcome.retryable
@@ -471,8 +507,7 @@ class Policy:
         ):
             # The server answered, so it may have acted before it failed; a refusal for
             # rate (Slack rate_limited, THROTTLED, RESOURCE_EXHAUSTED) comes before acting.
-            hint = _MAYBE_APPLIED_HINT.format(where=found.where)
-            outcome = built_failure(Code.UNKNOWN, hint, None, outcome.status, None)
+            outcome = _maybe_applied(outcome, None, found.where)
         self.notify(outcome, None)
         return outcome
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import http.client
+import logging
 import socket
 from collections.abc import Callable
 from typing import Any
@@ -183,3 +184,47 @@ def test_exception_with_raising_bool_still_gives_an_outcome() -> None:
     (outcome,) = outcomes
     assert outcome.code is Code.UNKNOWN and MAYBE in outcome.llm_hint
     assert isinstance(outcome.error, Odd)
+
+
+@pytest.mark.parametrize(
+    ("make", "was"),
+    [
+        (lambda: httpx.ReadTimeout("x"), "TIMEOUT"),
+        (lambda: status_error(502), "UNAVAILABLE"),
+    ],
+)
+def test_the_escalation_is_logged_as_what_it_was_not_as_a_bug(
+    make: Callable[[], BaseException], was: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The UNKNOWN made of a timeout or a 5xx is logged at INFO, naming the code it was,
+    without a traceback: it is the tool's declared caution, not a bug. A real bug still
+    gets WARNING and its traceback."""
+    caplog.set_level(logging.INFO, logger="agenterr")
+    outcome = charge(make())
+    assert outcome.code is Code.UNKNOWN
+    (record,) = caplog.records
+    assert record.levelno == logging.INFO
+    assert f"(was {was}; escalated because the tool is not idempotent" in record.getMessage()
+    assert record.agenterr_escalated_from is Code[was]  # type: ignore[attr-defined]
+    assert record.agenterr_outcome is outcome  # type: ignore[attr-defined]
+    assert record.exc_text is None and record.exc_info is None
+
+    caplog.clear()
+    assert charge(KeyError("bug")).code is Code.UNKNOWN
+    (record,) = caplog.records
+    assert record.levelno == logging.WARNING and record.exc_text
+    assert "escalated" not in record.getMessage()
+
+
+def test_an_escalated_envelope_is_logged_as_what_it_was(caplog: pytest.LogCaptureFixture) -> None:
+    """envelopes=True: a 2xx body reporting a timeout is escalated and logged alike."""
+
+    @classified_tool(idempotent=False, envelopes=True)
+    def post() -> dict[str, Any]:
+        return {"error": {"code": 504, "status": "DEADLINE_EXCEEDED", "message": "slow"}}
+
+    caplog.set_level(logging.INFO, logger="agenterr")
+    assert post().code is Code.UNKNOWN
+    (record,) = caplog.records
+    assert record.levelno == logging.INFO and record.exc_text is None
+    assert record.agenterr_escalated_from is Code.TIMEOUT  # type: ignore[attr-defined]
