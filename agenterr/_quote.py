@@ -604,8 +604,12 @@ REDACTIONS: tuple[_Rule, ...] = (
     ),
     # 22. Laravel Sanctum tokens on their own: an id, "|", 40 or more random characters.
     _Rule(r"\b[0-9]++\|[A-Za-z0-9_]{40,}+", ("|",)),
-    # 23. A token as a URL's user information, with no password: https://TOKEN@host.
-    _Rule(rf"(://){_URL_USER}(?=@)", ("://",), fold=True, requires="@"),
+    # 23. A token as a URL's user information: https://TOKEN@host, or with a password that
+    # is not the secret, https://TOKEN:x-oauth-basic@host (GitHub's form; rule 16 has
+    # redacted the password by then). No "/" after the colon: a host and port is not it.
+    _Rule(
+        rf"""(://){_URL_USER}(?=@|:[^\s"'<>@/]*+@)""", ("://",), fold=True, requires="@"
+    ),
     # 24. Name/value objects ({"name": "DB_PASSWORD", "value": "…"}: Kubernetes env, ECS
     # task definitions): the value of an entry whose name ends in a key.
     _Rule(
