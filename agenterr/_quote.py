@@ -638,6 +638,14 @@ REDACTIONS: tuple[_Rule, ...] = (
         fold=True,
         viable=lambda: _closed_soon,
     ),
+    # 27. A signature as a JSON member ({"sig": "…"}, a signed request or URL's parts as
+    # an object): a generated-looking quoted value. Rule 2 reads sig= only, so that prose
+    # ("the signature: is invalid") stays; quoted key and value say this is data.
+    _Rule(
+        rf"""(\\*+"(?:{_SIGNATURE_KEYS})\\*+"\s*:\s*\\*+")(?:{_CREDENTIAL})(?=\\*+")""",
+        ('sig"', "sig\\", 'signature"', "signature\\"),
+        fold=True,
+    ),
 )
 """SPEC 7.4's redaction rules, in their order."""
 # Which rules run at all is decided by cheap necessary conditions, tested on the
