@@ -114,7 +114,7 @@ _CODE_STARTS = ("?code", "&code", "%26code", "%3fcode", "\\u0026code")
 # percent-escape (q=Bearer%20sk-proj-…, key%3Dsk-…).
 _TOKEN_START = r"(?:(?<![A-Za-z0-9_])|(?<=%[0-9A-Fa-f]{2}))"
 _EQUALS = r"(?:=|%3d|\\u003d)"
-_COLON = r"(?::|\\u003a)"
+_COLON = r"(?::|%3a|\\u003a)"
 _TOKEN_CHARS = r"[a-z0-9\-._~+/]"
 _NON_DIGIT_TOKEN_CHARS = r"[a-z\-._~+/]"
 # A generated-looking credential: 8+ token characters with a digit, or 24+ without one (so
@@ -667,7 +667,7 @@ _KEY_WORDS = {
     "sig": "sig(?:nature)?",
     "cookie": "cookie",
 }
-_SEPARATOR = r"""\b(?:\\*+["'])?\s*(?:[:=,]|%3d|\\u003[ad])"""
+_SEPARATOR = r"""\b(?:\\*+["'])?\s*(?:[:=,]|%3[ad]|\\u003[ad])"""
 # Keys that are names only before "=" (SIGNED): "signature: invalid" must not open rule 2.
 _EQUALS_ONLY = frozenset({"sig"})
 _EQUALS_SEPARATOR = r"""\b(?:\\*+["'])?\s*(?:=|%3d|\\u003d)"""
