@@ -611,9 +611,9 @@ REDACTIONS: tuple[_Rule, ...] = (
         rf"""(://){_URL_USER}(?=@|:[^\s"'<>@/]*+@)""", ("://",), fold=True, requires="@"
     ),
     # 24. Name/value objects ({"name": "DB_PASSWORD", "value": "…"}: Kubernetes env, ECS
-    # task definitions): the value of an entry whose name ends in a key.
+    # task definitions; "val" too): the value of an entry whose name ends in a key.
     _Rule(
-        rf"""("(?:name|key)"\s*:\s*"{_NAMED}"\s*,\s*"value"\s*:\s*)"""
+        rf"""("(?:name|key)"\s*:\s*"{_NAMED}"\s*,\s*"val(?:ue)?"\s*:\s*)"""
         f"(?:{_QUOTED_VALUE}|{_BARE_VALUE})",
         ("pass", "pwd", "secret", "key", "token", "auth"),
         fold=True,
@@ -644,6 +644,22 @@ REDACTIONS: tuple[_Rule, ...] = (
     _Rule(
         rf"""(\\*+"(?:{_SIGNATURE_KEYS})\\*+"\s*:\s*\\*+")(?:{_CREDENTIAL})(?=\\*+")""",
         ('sig"', "sig\\", 'signature"', "signature\\"),
+        fold=True,
+    ),
+    # 28. Rule 24 with the value first: {"value": "…", "name": "DB_PASSWORD"} (members
+    # keep no order; serialisers that sort keys write it so).
+    _Rule(
+        rf"""("val(?:ue)?"\s*:\s*)(?:{_QUOTED_VALUE}|{_BARE_VALUE})"""
+        rf"""(?=\s*,\s*"(?:name|key)"\s*:\s*"{_NAMED}")""",
+        ('"val',),  # the key words' gates need a separator after the word; here none follows
+        fold=True,
+    ),
+    # 29. Rule 25 as Python writes pairs: tuples in a list or tuple ([('Authorization',
+    # '…')], dict_items(...), a requests/urllib3 header list in a repr).
+    _Rule(
+        rf"""(\((?:(?<=[\[(,]\()|(?<=[\[(,]\s\())\s*['"]{_NAMED}['"]\s*,\s*)"""
+        rf"""(?:{_QUOTED_VALUE})(?=\s*\))""",
+        ("pass", "pwd", "secret", "key", "token", "auth"),
         fold=True,
     ),
 )
