@@ -607,9 +607,7 @@ REDACTIONS: tuple[_Rule, ...] = (
     # 23. A token as a URL's user information: https://TOKEN@host, or with a password that
     # is not the secret, https://TOKEN:x-oauth-basic@host (GitHub's form; rule 16 has
     # redacted the password by then). No "/" after the colon: a host and port is not it.
-    _Rule(
-        rf"""(://){_URL_USER}(?=@|:[^\s"'<>@/]*+@)""", ("://",), fold=True, requires="@"
-    ),
+    _Rule(rf"""(://){_URL_USER}(?=@|:[^\s"'<>@/]*+@)""", ("://",), fold=True, requires="@"),
     # 24. Name/value objects ({"name": "DB_PASSWORD", "value": "…"}: Kubernetes env, ECS
     # task definitions; "val" too): the value of an entry whose name ends in a key.
     _Rule(

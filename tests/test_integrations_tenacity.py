@@ -768,9 +768,7 @@ def test_retry_policy_returns_an_outcome_mode_tools_last_failure() -> None:
     (or the server asks for more than the limit) that Outcome is returned, not RetryError."""
     sleeps: list[float] = []
     script = Script(failure(503), failure(502), failure(504))
-    last = Retrying(**retry_policy(attempts=3, fallback=wait_fixed(1)), sleep=sleeps.append)(
-        script
-    )
+    last = Retrying(**retry_policy(attempts=3, fallback=wait_fixed(1)), sleep=sleeps.append)(script)
     assert isinstance(last, Outcome) and last.status == 504 and last.code is Code.UNAVAILABLE
     assert script.calls == 3 and sleeps == [1.0, 1.0]
 

@@ -172,6 +172,23 @@ NEW_SHAPES = [
     ("hf hf_abcdefghijklmnopqrstuvwxyzABCDEFGH", f"hf {REDACTED}"),
     ("slack xapp-1-A0123456789-0123456789-abcdef", f"slack {REDACTED}"),
     ("hook whsec_abcdefghijklmnopqrstuvwxyz012345", f"hook {REDACTED}"),
+    # rules 23, 24 and 27-29, and a percent-encoded colon
+    (
+        "https://abcdEFGH1234ijklMNOP5678qrst:x-oauth-basic@github.com/o",
+        f"https://{REDACTED}:{REDACTED}@github.com/o",
+    ),
+    ("http://192.168.10.20:8080/v1", "http://192.168.10.20:8080/v1"),
+    ('{"sig":"a8f5f167f44f4964e6c998dee827110c"}', f'{{"sig":"{REDACTED}"}}'),
+    ('{\\"signature\\":\\"MEUCIQDx3abc123XYZ==\\"}', f'{{\\"signature\\":\\"{REDACTED}\\"}}'),
+    ('{"signature":"John Smith"}', '{"signature":"John Smith"}'),
+    ("password%3Ahunter2secret&u=1", f"password%3A{REDACTED}&u=1"),
+    (
+        '{"value":"hunter2abc","name":"DB_PASSWORD"}',
+        f'{{"value":"{REDACTED}","name":"DB_PASSWORD"}}',
+    ),
+    ('{"key":"api_key","val":"sk-live-abcdef123456"}', f'{{"key":"api_key","val":"{REDACTED}"}}'),
+    ("[('Authorization', 'Token hunter2')]", f"[('Authorization', '{REDACTED}')]"),
+    ("('password', 'email')", "('password', 'email')"),
 ]
 
 
