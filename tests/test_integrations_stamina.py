@@ -487,3 +487,23 @@ def test_log_retries_takes_a_logger_and_level(retry_hook_only: None) -> None:
     assert stamina.retry(**retry_policy())(calls)() == "ok"
     assert len(seen) == 1 and seen[0][0] == logging.DEBUG
     assert seen[0][1].endswith("failed (attempt 1): UNAVAILABLE class=transient; retrying in 0.00s")
+
+
+@pytest.mark.asyncio
+async def test_log_retries_under_an_async_tool(
+    retry_hook_only: None, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An async classified tool under stamina: still one record per failure and per retry."""
+
+    @stamina.retry(**retry_policy(max_wait=30))
+    @classified_tool(raises=True)
+    async def get_rate() -> Any:
+        await asyncio.sleep(0)
+        return agenterr.from_status(503, "")
+
+    caplog.set_level(logging.INFO)
+    with pytest.raises(TransientToolError):
+        await get_rate()
+    assert len([r for r in caplog.records if r.name == "agenterr"]) == 3
+    retries = [r.getMessage() for r in caplog.records if r.name == "stamina"]
+    assert len(retries) == 2 and all("retrying in 0.00s after attempt" in m for m in retries)

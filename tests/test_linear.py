@@ -146,13 +146,16 @@ def redaction_work(monkeypatch: pytest.MonkeyPatch) -> Callable[[str], int]:
     return measure
 
 
+def _repeated(unit: str, size: int) -> str:
+    """``unit`` repeated to exactly ``size`` characters."""
+    return (unit * (size // len(unit) + 1))[:size]
+
+
 @pytest.mark.parametrize("unit", HOSTILE_UNITS)
 def test_redaction_work_doubles_when_the_text_doubles(
     unit: str, redaction_work: Callable[[str], int]
 ) -> None:
-    size = 2000
-    small = (unit * (size // len(unit) + 1))[:size]
-    large = (unit * (2 * size // len(unit) + 1))[: 2 * size]
+    small, large = _repeated(unit, 2000), _repeated(unit, 4000)
     assert redaction_work(large) <= 2.2 * redaction_work(small) + 64, unit
 
 
@@ -181,9 +184,7 @@ def test_generated_units_do_linear_work(unit: str, redaction_work: Callable[[str
     a rule whose gate opens only past some repetition adds one step of linear work, so the
     doubling is allowed up to 3.2 times, and the whole stays within 16 reads per character
     (a quadratic rescan of 4,000 characters would be hundreds)."""
-    size = 2000
-    small = (unit * (size // len(unit) + 1))[:size]
-    large = (unit * (2 * size // len(unit) + 1))[: 2 * size]
+    small, large = _repeated(unit, 2000), _repeated(unit, 4000)
     work = redaction_work(large)
     assert work <= 3.2 * redaction_work(small) + 64, unit
     assert work <= 16 * len(large), unit
