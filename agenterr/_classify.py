@@ -14,6 +14,7 @@ from ._headers import MAX_HEADERS, HeaderView
 from ._hints import hint_for, schema_hint, where
 from ._outcome import Failure, Success, built_failure
 from ._quote import snippet
+from ._reason import Reason, reason
 from ._refine import REFINE_HEADERS, refine, status_rule
 from ._responses import response_host, response_parts
 from ._retry_after import (
@@ -78,9 +79,11 @@ def status_outcome(  # noqa: PLR0917 - internal, called positionally on the hot 
             return _OK_BY_STATUS[value]  # a success keeps its status (not on the wire)
         recorded = value
         where_ = _WHERE[value - 100]
+        why = _ROW_REASON[value - 100]
     else:
         code, recorded = Code.UNKNOWN, 0
         where_ = where(0, transport=value == 0 or (value is None and status is None))
+        why = _NO_STATUS if status is None or value == 0 else _NOT_A_STATUS
     retry_after = None
     quota = False
     quote: str | None = None
@@ -89,6 +92,10 @@ def status_outcome(  # noqa: PLR0917 - internal, called positionally on the hot 
             host = response_host(host)
         override = status_rule(recorded, rules, host)
         if override is not None:  # SPEC A.11: the user's row replaces the table's
+            evidence = f"HTTP {recorded}"
+            if override.host is not None:
+                evidence += f" from {host}"
+            why = reason("user-status", evidence, None if override.code is code else code)
             code, quota = override.code, override.quota
     if recorded and (headers is not None or _has_body(body) or rules):
         # SPEC Annex A: headers and the error body may move the failure to another class.
@@ -96,19 +103,25 @@ def status_outcome(  # noqa: PLR0917 - internal, called positionally on the hot 
         family = None
         if headers is not None and not _RETRY_NAMES.isdisjoint(view.names()):
             family = header_delay(view, now)
-        code, quota, retry_after, quote = refine(
+        code, quota, retry_after, quote, refined = refine(
             recorded, code, body, view, family, now, rules, quota
         )
+        if refined is not None:
+            why = refined
     elif headers is not None and code.retryable:
         retry_after = retry_after_from_headers(headers, now=now)
     quoted = snippet(body if quote is None else quote)
     hint = hint_for(code, where_, quoted, retry_after, quota=quota)
-    return built_failure(code, hint, retry_after, recorded, error)
+    return built_failure(code, hint, retry_after, recorded, error, why)
 
 
 _RETRY_NAMES = frozenset(RETRY_HEADERS)
 _WHERE = tuple(where(status) for status in range(100, 600))
 """Each valid status's parenthetical, built once."""
+_ROW_REASON = tuple(Reason("status-table", f"HTTP {status}") for status in range(100, 600))
+"""Each valid status's reason when its row stands, built once."""
+_NO_STATUS = Reason("status-table", "no HTTP status")
+_NOT_A_STATUS = Reason("status-table", "not an HTTP status from 100 to 599")
 
 
 def _has_body(body: object) -> bool:
@@ -188,7 +201,8 @@ def _fast_headers(status: int, headers: dict[Any, Any]) -> Success[None] | Failu
     delay = parse_retry_after(value, milliseconds=found.lower() in MS_HEADERS)
     if delay is None or delay > LONG_WAIT:
         return None  # a long wait may make a rate limit a quota: the refinements decide
-    cached = built_failure(code, hint_for(code, where(status), "", delay), delay, status, None)
+    hint = hint_for(code, where(status), "", delay)
+    cached = built_failure(code, hint, delay, status, None, _ROW_REASON[status - 100])
     return _BY_HEADER.remember(key, cached)
 
 
@@ -273,9 +287,12 @@ def schema_invalid(*problems: object) -> Failure:
     try:
         if len(problems) == 1 and isinstance(problems[0], (list, tuple)):
             problems = tuple(problems[0])
-        return Failure(Code.SCHEMA_INVALID, schema_hint(problems))
+        return Failure(Code.SCHEMA_INVALID, schema_hint(problems), reason=_PRE_FLIGHT)
     except Exception:  # a hostile problem object: the generic pre-flight hint
-        return Failure(Code.SCHEMA_INVALID, schema_hint(()))
+        return Failure(Code.SCHEMA_INVALID, schema_hint(()), reason=_PRE_FLIGHT)
+
+
+_PRE_FLIGHT = Reason("schema-invalid")
 
 
 _UNKNOWN_HINT = hint_for(Code.UNKNOWN, where(0, transport=True))
@@ -283,4 +300,5 @@ _UNKNOWN_HINT = hint_for(Code.UNKNOWN, where(0, transport=True))
 
 def internal_failure(exc: Exception) -> Failure:
     """UNKNOWN for an input that defeated every guard (a hostile object): never raised."""
-    return Failure(Code.UNKNOWN, _UNKNOWN_HINT, None, 0, None, exc)
+    why = reason("internal", type(exc).__name__)
+    return Failure(Code.UNKNOWN, _UNKNOWN_HINT, None, 0, None, exc, why)

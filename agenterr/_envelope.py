@@ -32,6 +32,7 @@ from ._hints import hint_for
 from ._hints import where as http_where
 from ._outcome import Failure, Outcome, Success, built_failure
 from ._quote import SCAN_WINDOW, snippet
+from ._reason import reason
 from ._responses import in_memory_body
 from ._retry_after import Clock
 from ._rules import (
@@ -109,6 +110,7 @@ class _Failure(NamedTuple):
     quoted: str
     quota: bool = False
     retry_delay: float | None = None  # from the payload (Google RetryInfo)
+    rule: str = "e-reply"  # the rule its reason names (SPEC 8.4)
 
 
 class _Found(NamedTuple):
@@ -211,14 +213,19 @@ def _envelope(payload: object, headers: object, now: Clock, scopes: _Scopes) -> 
 def _outcome(failure: _Failure, view: HeaderView | None, now: Clock) -> Failure:
     code, quota = failure.code, failure.quota
     retry_after: float | None = None
+    delay: float | None = None
     if code.retryable:
         if view is not None:
             retry_after = header_delay(view, now)
         if retry_after is None:
             retry_after = failure.retry_delay
+        delay = retry_after
         code, quota, retry_after = long_wait(code, quota, retry_after)
+    why = reason(failure.rule, failure.where.strip(" ()"))
+    if code is not failure.code:
+        why = reason("r-long-wait", f"a wait of {delay:g} s", failure.code)
     hint = hint_for(code, failure.where, failure.quoted, retry_after, quota=quota)
-    return built_failure(code, hint, retry_after, 0, None)
+    return built_failure(code, hint, retry_after, 0, None, why)
 
 
 def _with_retry_after(found: _Found, view: HeaderView | None, now: Clock) -> _Found:
@@ -231,7 +238,8 @@ def _with_retry_after(found: _Found, view: HeaderView | None, now: Clock) -> _Fo
             hint = outcome.llm_hint
             if hint == hint_for(code, found.where, "", None):
                 hint = hint_for(code, found.where, "", delay)  # the template, with its wait
-            return _Found(built_failure(code, hint, delay, outcome.status, None), found.where)
+            relayed = built_failure(code, hint, delay, outcome.status, None, outcome.reason)
+            return _Found(relayed, found.where)
     return found
 
 
@@ -246,16 +254,16 @@ def _grpc(view: HeaderView, scopes: _Scopes) -> _Failure | None:
     message = view.get("grpc-message")
     quoted = snippet(unquote(message, errors="replace")) if message else ""
     if not _GRPC_STATUS.fullmatch(text):
-        return _Failure(Code.UNKNOWN, " (gRPC status)", quoted)
+        return _Failure(Code.UNKNOWN, " (gRPC status)", quoted, rule="e-grpc")
     number = int(text)
     if number == 0:
         return None
     if number >= len(GRPC_NAMES):
-        return _Failure(Code.UNKNOWN, f" (gRPC status {number})", quoted)
+        return _Failure(Code.UNKNOWN, f" (gRPC status {number})", quoted, rule="e-grpc")
     name = GRPC_NAMES[number]
     rule = lookup(name, scopes, envelope=True)
     code, quota = (rule.code, rule.quota) if rule is not None else (Code.UNKNOWN, False)
-    return _Failure(code, f" (gRPC status {number} {name})", quoted, quota)
+    return _Failure(code, f" (gRPC status {number} {name})", quoted, quota, rule="e-grpc")
 
 
 # --- the payload -----------------------------------------------------------------------
@@ -326,13 +334,14 @@ def _document(
         verdict = field_verdict(document, scopes)
         if verdict is not None:  # SPEC A.11: the user says this reply is a failure
             where = _named(" (reply field", verdict.shown)
-            return _Failure(verdict.code, where, snippet(payload), verdict.quota)
+            quoted = snippet(payload)
+            return _Failure(verdict.code, where, quoted, verdict.quota, rule="user-rule")
     if document.get("jsonrpc") == "2.0":
         return _jsonrpc(document, scopes)
     if _is_tool_error(document):
         return _tool_error(document, scopes)
     if document.get("ok") is False:
-        return _api_error(document, payload, scopes)
+        return _api_error(document, payload, scopes, rule="e-ok-false")
     errors = document.get("errors")
     data = document.get("data")
     if (isinstance(errors, list) and errors) or isinstance(data, dict):
@@ -503,7 +512,7 @@ def _jsonrpc(response: dict[str, Any], scopes: _Scopes) -> _Failure | _Found | N
     said = snippet(data) if data is not None else ""
     quoted = snippet(f"{text}: {said}" if text and said else text or said)
     where = f" (JSON-RPC error {number})" if number is not None else " (JSON-RPC error)"
-    return _Failure(code, where, quoted, quota)
+    return _Failure(code, where, quoted, quota, rule="e-jsonrpc")
 
 
 _INTERNAL_ERROR = -32603
@@ -554,16 +563,16 @@ def _tool_error(result: object, scopes: _Scopes) -> _Failure | _Found:
     quoted = snippet("\n".join(texts))
     verdict = phrase_verdict(texts, scopes)
     if verdict is not None:
-        return _Failure(verdict.code, " (tool error)", quoted, verdict.quota)
+        return _Failure(verdict.code, " (tool error)", quoted, verdict.quota, rule="e-mcp-tool")
     status = _status_named(texts)
     if status is not None:
         code = code_for_status(status) or TOOL_ERROR_DEFAULT.code
         # The status was read, not received: the recorded status stays 0 (SPEC B.11).
-        return _Failure(code, f" (tool error, HTTP {status})", quoted)
+        return _Failure(code, f" (tool error, HTTP {status})", quoted, rule="e-mcp-tool")
     verdict = general_verdict(texts, ())
     if verdict is not None and verdict.shown not in ACCESS_PHRASES:
-        return _Failure(verdict.code, " (tool error)", quoted, verdict.quota)
-    return _Failure(TOOL_ERROR_DEFAULT.code, " (tool error)", quoted)
+        return _Failure(verdict.code, " (tool error)", quoted, verdict.quota, rule="e-mcp-tool")
+    return _Failure(TOOL_ERROR_DEFAULT.code, " (tool error)", quoted, rule="e-mcp-tool")
 
 
 def _status_named(texts: Iterable[str]) -> int | None:
@@ -587,7 +596,9 @@ def _relay(wire: dict[str, Any]) -> _Found | None:
     hint = snippet(outcome.llm_hint, RELAY_CAP) or hint_for(
         outcome.code, place, "", outcome.retry_after
     )
-    relayed = built_failure(outcome.code, hint, outcome.retry_after, outcome.status, None)
+    said = outcome.reason
+    why = reason("e-relay", "a peer's outcome" + (f", {said}" if said is not None else ""))
+    relayed = built_failure(outcome.code, hint, outcome.retry_after, outcome.status, None, why)
     return _Found(relayed, place)
 
 
@@ -595,7 +606,11 @@ def _relay(wire: dict[str, Any]) -> _Found | None:
 
 
 def _api_error(
-    document: dict[str, Any], payload: object, scopes: _Scopes, status: str | None = None
+    document: dict[str, Any],
+    payload: object,
+    scopes: _Scopes,
+    status: str | None = None,
+    rule: str = "e-reply",
 ) -> _Failure | _Found:
     relayed = _relay(document) if status is None else None
     if relayed is not None:
@@ -616,7 +631,7 @@ def _api_error(
         code, quota = (API_ERROR_DEFAULT.code if named else Code.UNKNOWN), False
     if _showable(error):
         shown = error
-    return _Failure(code, _named(" (API error", shown), snippet(payload), quota)
+    return _Failure(code, _named(" (API error", shown), snippet(payload), quota, rule=rule)
 
 
 # --- GraphQL (SPEC B.6) ----------------------------------------------------------------
@@ -675,7 +690,7 @@ def _graphql_errors(errors: list[Any], executed: bool, scopes: _Scopes) -> _Fail
         # an execution error says nothing about what would help.
         code, quota = (Code.UNKNOWN if executed else Code.INVALID_REQUEST), False
     where = _named(" (GraphQL error", shown)
-    return _Failure(code, where, snippet("; ".join(messages)), quota)
+    return _Failure(code, where, snippet("; ".join(messages)), quota, rule="e-graphql")
 
 
 def _user_errors(data: dict[str, Any]) -> _Failure | None:
@@ -690,8 +705,9 @@ def _user_errors(data: dict[str, Any]) -> _Failure | None:
                 and isinstance(value, list)
                 and value
             ):
+                text = _user_error_text(value)
                 return _Failure(
-                    Code.INVALID_REQUEST, " (GraphQL userErrors)", _user_error_text(value)
+                    Code.INVALID_REQUEST, " (GraphQL userErrors)", text, rule="e-graphql"
                 )
     return None
 
@@ -741,7 +757,8 @@ def _stream_error(document: object, quote_source: object, scopes: _Scopes) -> _F
         verdict = phrase_verdict(messages, scopes) or general_verdict(messages, identifiers)
     code, quota = (verdict.code, verdict.quota) if verdict is not None else (Code.UNKNOWN, False)
     where = _named(" (stream error", shown)
-    return _Failure(code, where, snippet(quote_source), quota, signals.retry_delay)
+    quoted = snippet(quote_source)
+    return _Failure(code, where, quoted, quota, signals.retry_delay, "e-stream-error")
 
 
 def _event_stream(text: str, whole: bool, scopes: _Scopes) -> _Failure | _Found | None:
@@ -752,7 +769,8 @@ def _event_stream(text: str, whole: bool, scopes: _Scopes) -> _Failure | _Found 
         if event == "error":
             start = json_start(data)
             document = parse_json(data) if start in ("{", "[") else None
-            return _stream_error(document if document is not None else data, data, scopes)
+            event_error = _stream_error(document if document is not None else data, data, scopes)
+            return event_error._replace(rule="e-event-stream")
         if json_start(data) != "{":
             continue
         document = parse_json(data)
@@ -763,7 +781,7 @@ def _event_stream(text: str, whole: bool, scopes: _Scopes) -> _Failure | _Found 
             if failure is not None:
                 return failure
         elif isinstance(document.get("error"), dict):
-            return _stream_error(document, data, scopes)
+            return _stream_error(document, data, scopes)._replace(rule="e-event-stream")
     return None
 
 

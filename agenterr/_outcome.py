@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, NoReturn, TypeVar, over
 
 from ._hints import MAX_PROBLEMS, hint_for, schema_hint, where
 from ._quote import SCAN_WINDOW, snippet
+from ._reason import RULES, Reason, reason
 from ._retry_after import RETRY_AFTER_CEILING
 from ._status import as_status
 from ._taxonomy import Class, Code
@@ -20,6 +21,7 @@ __all__ = [
     "Failure",
     "IndeterminateToolError",
     "Outcome",
+    "Reason",
     "SelfCorrectableToolError",
     "Success",
     "TransientToolError",
@@ -83,6 +85,10 @@ class Outcome(Generic[T_co]):
     """The tool's return value on success (never serialised)."""
     error: BaseException | None = field(default=None, compare=False, repr=False)
     """The exception that was classified, if any (never serialised, not pickled)."""
+    reason: Reason | None = field(default=None, compare=False)
+    """Why a failure got its code: the rule that decided and what it read; ``None`` on
+    success and when nobody said (a failure built by hand without one). Not compared, and
+    on the wire only when asked for (:meth:`to_dict` with ``explain=True``)."""
 
     def __new__(cls, code: Code | None = None, *args: Any, **kwargs: Any) -> Outcome[Any]:
         # Outcome(...) itself picks the kind; Success(...) and Failure(...) are what they say
@@ -101,6 +107,7 @@ class Outcome(Generic[T_co]):
         status: int = 0,
         value: T_co | None = None,
         error: BaseException | None = None,
+        reason: Reason | None = None,
     ) -> None:
         # Checks first, on the arguments (locals are cheaper than attributes), then one
         # write per slot: a handful of type checks and one str.isprintable() on the common
@@ -119,8 +126,8 @@ class Outcome(Generic[T_co]):
                 raise ValueError("code: a Failure needs a Code")
             if status and not 200 <= status <= 299:
                 raise ValueError(f"status: a success carries 0 or a 2xx status, got {status}")
-            if llm_hint or retry_after is not None:
-                raise ValueError("llm_hint, retry_after: a success carries neither")
+            if llm_hint or retry_after is not None or reason is not None:
+                raise ValueError("llm_hint, retry_after, reason: a success carries none")
         else:
             if isinstance(self, Success):
                 raise ValueError("code: a Success carries no code")
@@ -138,6 +145,8 @@ class Outcome(Generic[T_co]):
                 and code.retryable
             ):
                 retry_after = _checked_delay(retry_after, code)
+            if reason is not None:
+                reason = _checked_reason(reason)
         _set = object.__setattr__
         _set(self, "code", code)
         _set(self, "llm_hint", llm_hint)
@@ -145,6 +154,7 @@ class Outcome(Generic[T_co]):
         _set(self, "status", status)
         _set(self, "value", value)
         _set(self, "error", error)
+        _set(self, "reason", reason)
 
     @property
     def ok(self) -> bool:
@@ -185,6 +195,7 @@ class Outcome(Generic[T_co]):
         status: int = 0,
         retry_after: float | None = None,
         error: BaseException | None = None,
+        reason: Reason | None = None,
     ) -> Failure:
         """A failed outcome; ``llm_hint`` defaults to the code's standard hint.
 
@@ -193,7 +204,8 @@ class Outcome(Generic[T_co]):
         :meth:`Code.parse` or :meth:`from_dict` stays lenient as SPEC.md says). Normalised as
         the classifiers do: ``retry_after`` is kept only for transient codes, finite and
         non-negative, clamped to the ceiling; ``status`` is kept only when it is a non-2xx
-        status from 100 to 599.
+        status from 100 to 599. ``reason``, if given, is a :class:`Reason` naming one of
+        SPEC.md's rules (section 8.4); its evidence passes the quoting gate.
         """
         if isinstance(code, Code):
             parsed = code
@@ -216,7 +228,7 @@ class Outcome(Generic[T_co]):
             else:
                 place = where(recorded, transport=recorded == 0)
                 llm_hint = hint_for(parsed, place, "", retry_after)
-        return Failure(parsed, llm_hint, retry_after, recorded, None, error)
+        return Failure(parsed, llm_hint, retry_after, recorded, None, error, reason)
 
     def __str__(self) -> str:
         if self.code is None:
@@ -228,8 +240,12 @@ class Outcome(Generic[T_co]):
             parts.append(f"retry_after={self.retry_after:g}s")
         return " ".join(parts)
 
-    def to_dict(self) -> dict[str, Any]:
-        """The wire form of SPEC.md: empty fields left out, ``ok`` and ``retryable`` always."""
+    def to_dict(self, *, explain: bool = False) -> dict[str, Any]:
+        """The wire form of SPEC.md: empty fields left out, ``ok`` and ``retryable`` always.
+
+        ``explain=True`` adds the failure's :attr:`reason` as the optional ``reason`` member
+        (SPEC.md section 8.4), when it has one.
+        """
         if self.code is None:
             return {"ok": True, "retryable": False}
         out: dict[str, Any] = {
@@ -246,13 +262,16 @@ class Outcome(Generic[T_co]):
                 out["retry_after_seconds"] = seconds
         if self.status:
             out["status"] = self.status
+        if explain and self.reason is not None:
+            out["reason"] = self.reason.to_dict()
         return out
 
-    def to_json(self, *, indent: int | None = None) -> str:
+    def to_json(self, *, indent: int | None = None, explain: bool = False) -> str:
         """:meth:`to_dict` as JSON text: compact (as the reference writes it) unless
-        ``indent`` is given; non-ASCII characters are kept."""
+        ``indent`` is given; non-ASCII characters are kept. ``explain`` as for
+        :meth:`to_dict`."""
         code, hint, status = self.code, self.llm_hint, self.status
-        if indent is None and type(self).to_dict is Outcome.to_dict:
+        if indent is None and not explain and type(self).to_dict is Outcome.to_dict:
             # The compact form written directly: the text json.dumps gives for to_dict() (a
             # test compares them) at a third of its cost, which a JSONL stream pays per line.
             if code is None:
@@ -272,14 +291,16 @@ class Outcome(Generic[T_co]):
                 parts.append("}")
                 return "".join(parts)
         separators = (",", ":") if indent is None else None
-        return json.dumps(self.to_dict(), ensure_ascii=False, indent=indent, separators=separators)
+        data = self.to_dict(explain=True) if explain else self.to_dict()  # a subclass's own
+        return json.dumps(data, ensure_ascii=False, indent=indent, separators=separators)
 
     @staticmethod
     def from_dict(data: object) -> Success[None] | Failure:
         """Read the wire form back. Raises ``ValueError`` naming the first bad field.
 
         Unknown keys are ignored so newer writers stay readable; ``class`` and ``retryable``
-        must agree with ``code`` when present.
+        must agree with ``code`` when present. An optional ``reason`` member (SPEC.md section
+        8.4) is read into :attr:`reason`.
         """
         if type(data) is not dict:
             raise ValueError(f"outcome: expected a JSON object, got {type(data).__name__}")
@@ -332,7 +353,14 @@ class Outcome(Generic[T_co]):
             status == 0 or 100 <= status <= 199 or 300 <= status <= 599
         ):
             raise ValueError("status: must be 0 or a non-2xx integer from 100 to 599")
-        return Failure(code, hint, None if seconds is None else float(seconds), status)
+        why = get("reason")
+        return Failure(
+            code,
+            hint,
+            None if seconds is None else float(seconds),
+            status,
+            reason=None if why is None else _wire_reason(why),
+        )
 
     def raise_for_failure(self) -> Success[T_co]:
         """Return ``self`` when ok; otherwise raise the typed error for this outcome's class.
@@ -349,7 +377,8 @@ class Outcome(Generic[T_co]):
 
     def __reduce__(self) -> tuple[Any, ...]:
         # The original exception is process-local (tracebacks, sockets): never pickled.
-        return (Outcome, (self.code, self.llm_hint, self.retry_after, self.status, self.value))
+        fields = (self.code, self.llm_hint, self.retry_after, self.status, self.value)
+        return (Outcome, (*fields, None, self.reason))
 
 
 class Success(Outcome[T_co]):
@@ -422,16 +451,18 @@ HINT_CAP = SCAN_WINDOW
 dropped with every item after it (SPEC 8.1). Every hint a classifier builds is shorter."""
 
 
-def built_failure(
+def built_failure(  # noqa: PLR0917 - internal, called positionally on the hot path
     code: Code,
     hint: str,
     retry_after: float | None,
     status: int,
     error: BaseException | None,
+    why: Reason | None = None,
 ) -> Failure:
     """A failure the classifiers built, without the constructor's checks: its hint is a
     template around quotes that already passed the gate, its delay was parsed and bounded,
-    its status checked. Internal: nothing from outside comes through here."""
+    its status checked, its reason built by :func:`~agenterr._reason.reason`. Internal:
+    nothing from outside comes through here."""
     outcome: Failure = _new(Failure)
     _SET_CODE(outcome, code)
     _SET_HINT(outcome, hint)
@@ -439,6 +470,7 @@ def built_failure(
     _SET_STATUS(outcome, status)
     _SET_VALUE(outcome, None)
     _SET_ERROR(outcome, error)
+    _SET_REASON(outcome, why)
     return outcome
 
 
@@ -452,18 +484,19 @@ def built_success(value: V) -> Success[V]:
     _SET_STATUS(outcome, 0)
     _SET_VALUE(outcome, value)
     _SET_ERROR(outcome, None)
+    _SET_REASON(outcome, None)
     return outcome
 
 
 # The slots' own setters: what object.__setattr__ ends up calling, without looking each name
 # up again (every classifier builds its outcome here, once per call).
 _new = object.__new__
-_SET_CODE, _SET_HINT, _SET_RETRY_AFTER, _SET_STATUS, _SET_VALUE, _SET_ERROR = (
+_SET_CODE, _SET_HINT, _SET_RETRY_AFTER, _SET_STATUS, _SET_VALUE, _SET_ERROR, _SET_REASON = (
     Outcome.__dict__[name].__set__
-    for name in ("code", "llm_hint", "retry_after", "status", "value", "error")
+    for name in ("code", "llm_hint", "retry_after", "status", "value", "error", "reason")
 )
 assert {f.name for f in fields(Outcome)} == {
-    "code", "llm_hint", "retry_after", "status", "value", "error"
+    "code", "llm_hint", "retry_after", "status", "value", "error", "reason"
 }  # fmt: skip
 
 
@@ -513,6 +546,37 @@ def _checked_delay(delay: object, code: Code) -> float | None:
     if not code.retryable:
         return None  # as the classifiers record it: only a transient failure has a delay
     return seconds if seconds <= RETRY_AFTER_CEILING else RETRY_AFTER_CEILING
+
+
+def _checked_reason(why: object) -> Reason:
+    """A reason given to the constructor: a known rule, its evidence through the gate."""
+    if not isinstance(why, Reason):
+        raise TypeError(f"reason: must be a Reason or None, got {type(why).__name__}")
+    if why.rule not in RULES:
+        raise ValueError(f"reason: {_echo(why.rule)} is not a rule SPEC.md section 8.4 lists")
+    if type(why.evidence) is not str:
+        raise TypeError(f"reason: evidence must be a str, got {type(why.evidence).__name__}")
+    if why.replaced is not None and type(why.replaced) is not Code:
+        raise TypeError(f"reason: replaced must be a Code, got {type(why.replaced).__name__}")
+    return reason(why.rule, why.evidence, why.replaced)
+
+
+def _wire_reason(data: object) -> Reason | None:
+    """The ``reason`` member read from the wire (SPEC 8.4): strict in shape, and lenient in
+    the one way newer writers need, so a rule this version does not know is dropped."""
+    if type(data) is not dict:
+        raise ValueError("reason: must be a JSON object")
+    rule, evidence, replaced = data.get("rule"), data.get("evidence"), data.get("replaced")
+    if type(rule) is not str:
+        raise ValueError("reason.rule: required and must be a string")
+    evidence = "" if evidence is None else evidence
+    if type(evidence) is not str:
+        raise ValueError("reason.evidence: must be a string")
+    if replaced is not None and (type(replaced) is not str or replaced not in Code.__members__):
+        raise ValueError(f"reason.replaced: {_echo(replaced)} is not one of {', '.join(Code)}")
+    if rule not in RULES:
+        return None
+    return reason(rule, evidence[: 4 * SCAN_WINDOW], None if replaced is None else Code(replaced))
 
 
 def _echo(value: object) -> str:

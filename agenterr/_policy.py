@@ -25,6 +25,7 @@ from ._exceptions import binding_problems, entered, passes_through, validation_p
 from ._hints import hint_for, schema_hint, where
 from ._outcome import Outcome, built_failure, built_success
 from ._quote import clean, snippet
+from ._reason import Reason, reason
 from ._rules import RuleSet, layers
 from ._shared import BoundedCache, attr
 from ._taxonomy import Code
@@ -204,7 +205,11 @@ def bug(exc: BaseException, expose: bool) -> Outcome[Any]:
         text = exception_text(exc)
         name = clean(type(exc).__name__, 100)
         hint += f" The tool raised {name}: {text}" if text else f" The tool raised {name}."
-    return built_failure(Code.UNKNOWN, hint, None, 0, exc)
+    return built_failure(Code.UNKNOWN, hint, None, 0, exc, reason("tool-raised", _name(exc)))
+
+
+def _name(exc: BaseException) -> str:
+    return type(exc).__name__
 
 
 def _mapped(code: Code, exc: BaseException) -> Outcome[Any]:
@@ -219,12 +224,7 @@ def _mapped(code: Code, exc: BaseException) -> Outcome[Any]:
         hint = hint_for(code, "")
         if text:
             hint += f" The tool said: {text}"
-    return built_failure(code, hint, None, 0, exc)
-
-
-_ESCALATED: ContextVar[tuple[int, Code] | None] = ContextVar("agenterr_escalated", default=None)
-"""The UNKNOWN this context's ``idempotent=False`` check last built, by identity, and the
-code it replaced: read when that failure is logged, so it is not logged as a bug."""
+    return built_failure(code, hint, None, 0, exc, reason("errors-map", _name(exc)))
 
 
 def _maybe_applied(
@@ -236,21 +236,23 @@ def _maybe_applied(
         place = where(outcome.status, transport=True)
     hint = _MAYBE_APPLIED_HINT.format(where=place)
     error = outcome.error if outcome.error is not None else exc
-    escalated = built_failure(Code.UNKNOWN, hint, None, outcome.status, error)
-    assert outcome.code is not None
-    _ESCALATED.set((id(escalated), outcome.code))
-    return escalated
+    prior = outcome.reason
+    why = reason("idempotent", prior.evidence if prior is not None else "", outcome.code)
+    return built_failure(Code.UNKNOWN, hint, None, outcome.status, error, why)
 
 
 def escalated_from(outcome: Outcome[Any]) -> Code | None:
     """The code ``idempotent=False`` turned into ``outcome`` (an ``UNKNOWN``), else None."""
-    marked = _ESCALATED.get()
-    return marked[1] if marked is not None and marked[0] == id(outcome) else None
+    why = outcome.reason
+    return why.replaced if why is not None and why.rule == "idempotent" else None
 
 
 # Set on the TypeError of an argument-binding failure, so that an outer tool can tell "my
 # code called another decorated tool wrongly" from any other SCHEMA_INVALID it sees raised.
 _BINDING_MARK = "_agenterr_binding"
+
+
+_BINDING = Reason("binding")
 
 
 def _mark_binding(exc: BaseException) -> None:
@@ -404,8 +406,12 @@ class Policy:
                     type(result).__name__,
                 )
                 return None
-            if result.failed and result.error is None:
-                result = replace(result, error=exc)
+            if result.failed and (result.error is None or result.reason is None):
+                result = replace(
+                    result,
+                    error=exc if result.error is None else result.error,
+                    reason=result.reason or reason("errors-map", _name(exc)),
+                )
             return result
         return None
 
@@ -435,14 +441,15 @@ class Policy:
             problems = _binding(call, args, kwargs)
             if problems:
                 _mark_binding(exc)
-                return replace(schema_invalid(*problems), error=exc)
+                return replace(schema_invalid(*problems), error=exc, reason=_BINDING)
         if self.errors:
             mapped = self.mapped(exc)
             if mapped is not None:
                 return mapped
         invalid = validation_problems(exc)
         if invalid is not None:
-            return replace(schema_invalid(*invalid), error=exc)
+            why = reason("schema-invalid", _name(exc))
+            return replace(schema_invalid(*invalid), error=exc, reason=why)
         if is_transport(exc):
             transported = from_error(exc, rules=self.rules)
             if transported.failed:

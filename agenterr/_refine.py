@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ._headers import HeaderView
+from ._reason import Reason, reason
 from ._retry_after import Clock
 from ._rules import Rule, RuleSet
 from ._signals import (
@@ -60,6 +61,7 @@ class Refined(NamedTuple):
     quota: bool
     retry_after: float | None
     quote: str | None  # text to quote instead of the body (problem+json), or None
+    reason: Reason | None = None  # the rule that changed the code or its wording, if one did
 
 
 def status_rule(status: int, layers: tuple[RuleSet, ...], host: str | None) -> Rule | None:
@@ -75,6 +77,23 @@ def _host_matches(pattern: str, host: str) -> bool:
     if pattern.startswith("*."):
         return host.endswith(pattern[1:])
     return host == pattern
+
+
+def _header_rule(
+    status: int, code: Code, view: HeaderView, retry_after: float | None
+) -> Reason | None:
+    """The header rule that makes a failure of another class transient, if one applies."""
+    if status in (400, 403):
+        # r-ratelimit-headers: a 400/403 that carries rate-limit state is a rate limit
+        if retry_after is not None:
+            return reason("r-ratelimit-headers", "a Retry-After", code)
+        remaining = view.get(_REMAINING)
+        if remaining is not None and remaining.strip(" \t") == "0":
+            return reason("r-ratelimit-headers", "X-RateLimit-Remaining: 0", code)
+    elif status == 409 and retry_after is not None:
+        # r-conflict-retry-after: the server says when the identical request will pass
+        return reason("r-conflict-retry-after", f"a wait of {retry_after:g} s", code)
+    return None
 
 
 def refine(  # noqa: PLR0917 - internal, called positionally on the hot path
@@ -112,9 +131,12 @@ def refine(  # noqa: PLR0917 - internal, called positionally on the hot path
         if status == 429 and verdict is not None and not verdict.quota:
             verdict = None  # a 429 is a rate limit by definition; only an exhausted quota differs
         moved = False  # whether a body rule (SPEC A.3-A.9) already moved the code
+        why: Reason | None = None  # None: the status row (or the user's status rule) stands
         if verdict is not None and verdict.code.class_ is not code.class_:
+            why = verdict.reason(code)
             code, quota, moved = verdict.code, verdict.quota, True
         elif verdict is not None and verdict.quota and code is Code.UNAUTHORIZED:
+            why = verdict.reason(code)
             quota, moved = True, True  # same class, but the hint must say billing/quota
         elif (
             verdict is not None
@@ -127,32 +149,32 @@ def refine(  # noqa: PLR0917 - internal, called positionally on the hot path
             # SlowDown RATE_LIMITED (its window then gives the delay). Specific structure only:
             # not a generic identifier (a 404 whose error.status is INVALID_ARGUMENT stays), not
             # general evidence.
+            why = verdict.reason(code)
             code, quota, moved = verdict.code, verdict.quota, True
         if code.class_ is not Class.TRANSIENT and not moved:
-            if status in (400, 403):
-                # r-ratelimit-headers: a 400/403 that carries rate-limit state is a rate limit
-                remaining = view.get(_REMAINING)
-                if retry_after is not None or (
-                    remaining is not None and remaining.strip(" \t") == "0"
-                ):
-                    code, quota = Code.RATE_LIMITED, False
-            elif status == 409 and retry_after is not None:
-                # r-conflict-retry-after: the server says when the identical request will pass
-                code, quota = Code.UNAVAILABLE, False
+            header_reason = _header_rule(status, code, view, retry_after)
+            if header_reason is not None:
+                why = header_reason
+                code, quota = Code.UNAVAILABLE if status == 409 else Code.RATE_LIMITED, False
         if code.retryable and retry_after is None:
             retry_after = delay_after(
                 view, signals.retry_delay, now, rate_limited=code is Code.RATE_LIMITED
             )
+        before, delay = code, retry_after
         code, quota, retry_after = long_wait(code, quota, retry_after)
+        if code is not before:
+            why = reason("r-long-wait", f"a wait of {delay:g} s", before)
         advice = view.get(_SHOULD_RETRY)
         if advice is not None:  # r-should-retry: the server's explicit advice has the last word
             advice = advice.strip(" \t").lower()
             if advice == "true" and not code.retryable:
+                why = reason("r-should-retry", "x-should-retry: true", code)
                 code, quota = Code.UNAVAILABLE, False
                 if retry_after is None:
                     retry_after = delay_after(view, signals.retry_delay, now, rate_limited=False)
             elif advice == "false" and code.retryable:
+                why = reason("r-should-retry", "x-should-retry: false", code)
                 code, quota = Code.UNKNOWN, False
-        return Refined(code, quota, retry_after if code.retryable else None, signals.problem)
+        return Refined(code, quota, retry_after if code.retryable else None, signals.problem, why)
     except Exception:
         return Refined(table, user_quota, family if table.retryable else None, None)

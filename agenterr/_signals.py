@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 
 from ._headers import HeaderView
 from ._quote import SCAN_WINDOW, SPACE
+from ._reason import Reason, reason
 from ._retry_after import (
     RETRY_AFTER_CEILING,
     Clock,
@@ -415,11 +416,20 @@ class Verdict(NamedTuple):
     shown: str | None = None
     general: bool = False  # from general evidence (SPEC 11.12): nothing structured spoke
     generic: bool = False  # from a generic identifier (Google's error.status) alone
+    source: str = "identifier"  # what was read, for the reason: "identifier", "phrase", …
+    user: bool = False  # from one of the user's rules
 
     @property
     def anchor(self) -> str:
         """The SPEC anchor of the reading's rule group."""
         return ANCHORS[(self.code, self.quota)]
+
+    def reason(self, replaced: Code | None = None) -> Reason:
+        """This reading as the reason for a failure's code (SPEC 8.4); ``replaced``: the
+        code it replaced, if it changed one."""
+        rule = "user-rule" if self.user else ANCHORS[(self.code, self.quota)]
+        evidence = self.source if self.shown is None else f"{self.source} '{self.shown}'"
+        return reason(rule, evidence, None if replaced is self.code else replaced)
 
 
 _NORMALISED: BoundedCache[str, str] = BoundedCache(4096)
@@ -450,8 +460,18 @@ def lookup(identifier: object, layers: tuple[RuleSet, ...], *, envelope: bool) -
     return rule
 
 
-def _verdict(rule: Rule, shown: str | None = None) -> Verdict:
-    return Verdict(rule.code, rule.quota, shown)
+def _verdict(rule: Rule, shown: str, source: str = "identifier") -> Verdict:
+    return Verdict(rule.code, rule.quota, shown, source=source, user=not built_in(rule))
+
+
+def built_in(rule: Rule) -> bool:
+    """Whether ``rule`` is one of the package's own (not one of the user's)."""
+    return id(rule) in _BUILT_IN_IDS
+
+
+_BUILT_IN_IDS = frozenset(
+    id(rule) for rule in (*INDEX.identifiers.values(), *INDEX.envelope_identifiers.values())
+)
 
 
 def _better(candidate: Verdict | None, best: Verdict | None) -> Verdict | None:
@@ -511,7 +531,7 @@ def identifiers_verdict(
             order = _rank(rule)
             if order < best_rank:  # ties: the first in reading order
                 assert isinstance(identifier, str)
-                best, best_rank = Verdict(rule.code, rule.quota, identifier), order
+                best, best_rank = _verdict(rule, identifier), order
     return best
 
 
@@ -544,7 +564,8 @@ def _user_phrases(layer: RuleSet, texts: Iterable[str]) -> Verdict | None:
     best: Verdict | None = None
     for rule in layer.phrases:
         if any(str(rule.key) in text for text in lowered):
-            best = _better(Verdict(rule.code, rule.quota, str(rule.match)), best)
+            found = Verdict(rule.code, rule.quota, str(rule.match), source="phrase", user=True)
+            best = _better(found, best)
     return best
 
 
@@ -556,7 +577,8 @@ def field_verdict(document: object, layers: tuple[RuleSet, ...]) -> Verdict | No
     for layer in layers:
         for rule in layer.fields:
             if _field_matches(document, str(rule.key), rule.value):
-                best = _better(Verdict(rule.code, rule.quota, str(rule.key)), best)
+                found = Verdict(rule.code, rule.quota, str(rule.key), source="field", user=True)
+                best = _better(found, best)
     return best
 
 
@@ -582,13 +604,14 @@ def _lowered(texts: Iterable[object]) -> list[str]:
     return lowered
 
 
-def _contains(texts: list[str], phrases: tuple[str, ...]) -> bool:
+def _contains(texts: list[str], phrases: tuple[str, ...]) -> str | None:
+    """The first of ``phrases`` found in ``texts``, or None."""
     # A handful of literals: substring tests beat one alternation's scan of every position.
     for text in texts:
         for phrase in phrases:
             if phrase in text:
-                return True
-    return False
+                return phrase
+    return None
 
 
 def phrase_verdict(texts: Iterable[object], layers: tuple[RuleSet, ...]) -> Verdict | None:
@@ -603,16 +626,18 @@ def phrase_verdict(texts: Iterable[object], layers: tuple[RuleSet, ...]) -> Verd
             return found
     for rule in INDEX.envelope_phrases:
         if any(str(rule.key) in text for text in lowered):
-            return Verdict(rule.code, rule.quota)
+            return Verdict(rule.code, rule.quota, str(rule.key), source="phrase")
     return None
 
 
 # Quota names (Google QuotaFailure, ErrorInfo metadata) tell a rate from an allowance.
 _LONG_PERIOD = ("perday", "daily", "permonth", "monthly", "peryear")
 _SHORT_PERIOD = ("persecond", "perminute", "per100seconds", "perhour")
-_QUOTA = Verdict(Code.UNAUTHORIZED, True)
-_THROTTLED = Verdict(Code.RATE_LIMITED, False)
-_THROTTLED_GENERAL = _THROTTLED._replace(general=True)
+_QUOTA = Verdict(Code.UNAUTHORIZED, True, source="quota names")
+_THROTTLED = Verdict(Code.RATE_LIMITED, False, source="quota names")
+_THROTTLED_GENERAL = Verdict(
+    Code.RATE_LIMITED, False, general=True, source="general evidence of a short window"
+)
 _PHRASE_STATUSES = frozenset({400, 402, 403, 429})
 _RATE_PHRASE_STATUSES = frozenset({400, 403})
 _NOT_ALNUM = re.compile("[^A-Za-z0-9]+")
@@ -673,7 +698,8 @@ def http_verdict(
     if header_identifier is not None:
         rule = lookup(header_identifier, layers, envelope=False)
         if rule is not None:
-            best = _better(_verdict(rule, header_identifier), best)
+            found = _verdict(rule, header_identifier, "header x-amzn-errortype")
+            best = _better(found, best)
     if signals.quota_names is not None:
         best = _better(quota_period(signals.quota_names, signals.retry_delay is not None), best)
     # Phrases (SPEC A.4) are weaker than structure. A quota phrase may only sharpen a rate
@@ -689,21 +715,23 @@ def http_verdict(
         and (retry_after is None or retry_after > LONG_WAIT)
         and status in _PHRASE_STATUSES
         and lowered
-        and _contains(lowered, _QUOTA_PHRASES)
     ):
-        best = _better(_QUOTA, best)
+        phrase = _contains(lowered, _QUOTA_PHRASES)
+        if phrase is not None:
+            best = _better(Verdict(Code.UNAUTHORIZED, True, phrase, source="phrase"), best)
     if (
         best is None
         and status in _RATE_PHRASE_STATUSES
         and lowered
         and not _generic_invalid(signals.generic, layers)
-        and _contains(lowered, _RATE_PHRASES)
     ):
-        best = _THROTTLED
+        phrase = _contains(lowered, _RATE_PHRASES)
+        if phrase is not None:
+            best = Verdict(Code.RATE_LIMITED, False, phrase, source="phrase")
     if best is None and signals.generic:
         best = identifiers_verdict(signals.generic, layers, envelope=False)
         if best is not None:
-            best = Verdict(best.code, best.quota, best.shown, best.general, True)
+            best = best._replace(generic=True, source="generic identifier")
     if best is None:
         identifiers = (*signals.identifiers, *signals.generic)
         if header_identifier is not None:
@@ -769,8 +797,14 @@ _SHORT_WINDOW = re.compile(
 """Words that make a quota a short window: "quota exceeded … per minute" is a rate limit."""
 _IDENTIFIER_SHAPED = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 """A message that is itself an error code (Firebase's ``"message": "EMAIL_NOT_FOUND"``)."""
-_BY_PHRASE = {k: Verdict(r.code, r.quota, k, True) for k, r in GENERAL_PHRASES.items()}
-_BY_FRAGMENT = {k: Verdict(r.code, r.quota, None, True) for k, r in _GENERAL_FRAGMENTS.items()}
+_BY_PHRASE = {
+    k: Verdict(r.code, r.quota, k, True, source="general evidence")
+    for k, r in GENERAL_PHRASES.items()
+}
+_BY_FRAGMENT = {
+    k: Verdict(r.code, r.quota, None, True, source=f"general evidence, identifier part '{k}'")
+    for k, r in _GENERAL_FRAGMENTS.items()
+}
 
 
 def _may_move(status: int, table: Code | None) -> bool:

@@ -26,6 +26,7 @@ from ._classify import from_status, internal_failure, status_outcome
 from ._hints import hint_for, where
 from ._outcome import AgentToolError, Failure, Success, built_failure
 from ._quote import snippet
+from ._reason import Reason, reason
 from ._responses import response_parts
 from ._retry_after import Clock
 from ._rules import Rules, RuleSet, layers
@@ -424,7 +425,7 @@ def _sdk_outcome(
     if kind == CREDENTIALS:
         return _credentials(exc, original)
     if kind == TIMEOUT:
-        return _transport_outcome(Code.TIMEOUT, original, exc)
+        return _transport_outcome(Code.TIMEOUT, original, exc, _class_reason("error-class", exc))
     if kind == WRAPPER:
         return _sdk_wrapped(exc, original, now, rules)
     parts = sdk_parts(exc)
@@ -452,7 +453,7 @@ def _sdk_wrapped(
 def _credentials(exc: BaseException, original: BaseException) -> Failure:
     code = Code.UNAVAILABLE if attr(exc, "retryable") is True else Code.UNAUTHORIZED
     hint = hint_for(code, where(0, transport=True), exception_text(exc))
-    return built_failure(code, hint, None, 0, original)
+    return built_failure(code, hint, None, 0, original, _class_reason("sdk-credentials", exc))
 
 
 MALFORMED_HINT = (
@@ -479,6 +480,12 @@ def foreign_kind(exc: BaseException) -> str | None:
     """The transport failure a plain exception's message relays from another runtime, or
     None: only exceptions the class table does not know are read, and only the first
     1,024 characters of their text. Never raises."""
+    found = foreign_wording(exc)
+    return None if found is None else found[0]
+
+
+def foreign_wording(exc: BaseException) -> tuple[str, str] | None:
+    """:func:`foreign_kind` and the wording that decided it, or None."""
     if verdict(type(exc)).transport:
         return None
     try:
@@ -489,19 +496,27 @@ def foreign_kind(exc: BaseException) -> str | None:
         return None
     window = str.__str__(text)[:FOREIGN_WINDOW]
     for kind, pattern in _FOREIGN_PATTERNS:
-        if pattern.search(window):
-            return kind
+        match = pattern.search(window)
+        if match is not None:
+            return kind, match.group()
     return None
 
 
-def _transport_outcome(code: Code, original: BaseException, decisive: BaseException) -> Failure:
+def _transport_outcome(
+    code: Code, original: BaseException, decisive: BaseException, why: Reason
+) -> Failure:
     if code is Code.INVALID_REQUEST or code is Code.UNKNOWN:
         # The client's own words name what a human must fix (the URL, the certificate).
         detail = exception_text(decisive)
         lead = MALFORMED_HINT if code is Code.INVALID_REQUEST else _TRANSPORT_HINTS[code]
         hint = lead + (f" The HTTP client said: {detail}" if detail else "")
-        return built_failure(code, hint, None, 0, original)
-    return built_failure(code, _TRANSPORT_HINTS[code], None, 0, original)
+        return built_failure(code, hint, None, 0, original, why)
+    return built_failure(code, _TRANSPORT_HINTS[code], None, 0, original, why)
+
+
+def _class_reason(rule: str, exc: BaseException) -> Reason:
+    """A transport reason whose evidence is the deciding exception's class name."""
+    return reason(rule, type(exc).__name__)
 
 
 _TRANSPORT_HINTS = {
@@ -552,7 +567,8 @@ def _from_error(
         # Not an exception at all, or a BaseException that is a control signal
         # (cancellation, KeyboardInterrupt, SystemExit), not a failed call: never retryable.
         exc = error if isinstance(error, BaseException) else None
-        return built_failure(Code.UNKNOWN, _TRANSPORT_HINTS[Code.UNKNOWN], None, 0, exc)
+        not_one = reason("not-an-exception", type(error).__name__)
+        return built_failure(Code.UNKNOWN, _TRANSPORT_HINTS[Code.UNKNOWN], None, 0, exc, not_one)
     for exc in chain(error):
         if isinstance(exc, AgentToolError):
             carried_outcome = attr(exc, "outcome")
@@ -563,20 +579,30 @@ def _from_error(
             return carried
         kind = verdict(type(exc)).kind
         number = attr(exc, "errno") if kind is None and isinstance(exc, OSError) else None
+        why: Reason | None = None
         if type(number) is int:
             if number == errno.ETIMEDOUT:
                 kind = _TIMEOUT
             elif number in _NAME_NOT_FOUND and isinstance(exc, socket.gaierror):
                 kind = _PERMANENT
+            if kind is not None:
+                name = errno.errorcode.get(number, str(number))
+                why = reason("errno", f"{name} in {type(exc).__name__}")
         elif kind is None:
-            kind = foreign_kind(exc)
-        if kind == _TIMEOUT:
-            return _transport_outcome(Code.TIMEOUT, error, exc)
-        if kind == _MALFORMED:
-            return _transport_outcome(Code.INVALID_REQUEST, error, exc)
-        if kind == _PERMANENT:
-            return _transport_outcome(Code.UNKNOWN, error, exc)
-    return _transport_outcome(Code.UNAVAILABLE, error, error)
+            wording = foreign_wording(exc)
+            if wording is not None:
+                kind = wording[0]
+                why = reason("foreign-transport", f"'{wording[1]}' in {type(exc).__name__}")
+        code = _KIND_CODES.get(kind) if kind is not None else None
+        if code is not None:
+            return _transport_outcome(code, error, exc, why or _class_reason("error-class", exc))
+    return _transport_outcome(
+        Code.UNAVAILABLE, error, error, _class_reason("transport-default", error)
+    )
+
+
+_KIND_CODES = {_TIMEOUT: Code.TIMEOUT, _MALFORMED: Code.INVALID_REQUEST, _PERMANENT: Code.UNKNOWN}
+"""The code each decisive kind of transport failure gives (SPEC 4.2)."""
 
 
 # --- transport or bug: is_transport -----------------------------------------------------

@@ -24,7 +24,7 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset(
         {"_shared", "_status", "_headers", "_quote", "_taxonomy", "_transcript", "_frameworks"}
     ),
-    frozenset({"_retry_after", "_rules", "_hints"}),
+    frozenset({"_retry_after", "_rules", "_hints", "_reason"}),
     # the value types
     frozenset({"_outcome", "errors"}),
     # the readers

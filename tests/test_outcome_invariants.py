@@ -120,9 +120,9 @@ def test_a_success_keeps_its_status_but_the_wire_form_does_not_carry_it() -> Non
 
 
 def test_a_success_carries_no_hint_and_no_delay() -> None:
-    with pytest.raises(ValueError, match=r"^llm_hint, retry_after: "):
+    with pytest.raises(ValueError, match=r"^llm_hint, retry_after, reason: "):
         Outcome(None, "all good")
-    with pytest.raises(ValueError, match=r"^llm_hint, retry_after: "):
+    with pytest.raises(ValueError, match=r"^llm_hint, retry_after, reason: "):
         Outcome(None, "", 1.0)
 
 
