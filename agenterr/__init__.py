@@ -17,6 +17,7 @@ from ._classify import (
     succeeded,
 )
 from ._outcome import Failure, Outcome, Success
+from ._reason import Reason
 from ._retry_after import RETRY_AFTER_CEILING, parse_retry_after, retry_after_from_headers
 from ._rules import Rule, RuleSet, add_rules, remove_rules
 from ._taxonomy import Class, Code, Meta, codes
@@ -41,6 +42,7 @@ __all__ = [
     "IndeterminateToolError",
     "Meta",
     "Outcome",
+    "Reason",
     "Rule",
     "RuleSet",
     "SelfCorrectableToolError",

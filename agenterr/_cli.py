@@ -180,8 +180,8 @@ def _write_line(text: str, out: TextIO) -> None:
     out.flush()
 
 
-def _print(outcome: Outcome[Any], pretty: bool, out: TextIO) -> None:
-    _write_line(outcome.to_json(indent=2 if pretty else None), out)
+def _print(outcome: Outcome[Any], pretty: bool, out: TextIO, explain: bool = False) -> None:
+    _write_line(outcome.to_json(indent=2 if pretty else None, explain=explain), out)
 
 
 def _silence_stdout() -> None:
@@ -234,7 +234,7 @@ def request_batches(stream: Any, limit: int) -> Iterator[list[tuple[int, bytes |
         yield [(number + 1, None if skipping else bytes(pending))]
 
 
-def answer_line(number: int, line: bytes | None) -> str | None:
+def answer_line(number: int, line: bytes | None, explain: bool = False) -> str | None:
     """The JSON text answering one request line (an error object for a bad line), or None
     for a blank line. Nothing one line holds may stop the stream."""
     if line is None:
@@ -257,7 +257,7 @@ def answer_line(number: int, line: bytes | None) -> str | None:
             problem = f"request: not JSON ({exc})"
         else:
             try:
-                return outcome_for_request(request).to_json()
+                return outcome_for_request(request).to_json(explain=explain)
             except RecursionError:
                 problem = "request: nested too deeply"
             except Exception as exc:
@@ -328,13 +328,13 @@ class _Progress:
                 self._stream.flush()
 
 
-def _classify_jsonl() -> int:
+def _classify_jsonl(explain: bool) -> int:
     out = sys.stdout
     progress = _Progress(sys.stderr, out)
     try:
         write = _jsonl_writer(out)
         for batch in request_batches(sys.stdin.buffer, JSONL_LINE_LIMIT):
-            answers = [answer_line(number, line) for number, line in batch]
+            answers = [answer_line(number, line, explain) for number, line in batch]
             # One write and one flush per read, not per line: the answers so far reach the
             # reader before the next read can block.
             write("".join(answer + "\n" for answer in answers if answer is not None))
@@ -446,7 +446,7 @@ def _cmd_classify(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
         ]
         if given or args.header or args.pretty or args.headers_file or args.envelope:
             parser.error("--jsonl reads every request from standard input; drop the other flags")
-        return _classify_jsonl()
+        return _classify_jsonl(args.explain)
     if args.message is not None and args.error is None:
         parser.error("--message needs --error")
     if args.envelope and args.error is not None:
@@ -476,7 +476,7 @@ def _cmd_classify(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
         if found.failed:
             outcome = found
     try:
-        _print(outcome, args.pretty, sys.stdout)
+        _print(outcome, args.pretty, sys.stdout, args.explain)
     except BrokenPipeError:
         # The reader went away; the class is known, so the exit status still tells it.
         _silence_stdout()
@@ -782,6 +782,11 @@ def _parser() -> argparse.ArgumentParser:
     classify.add_argument("--message", help="the transport error's message")
     classify.add_argument("--now", help="the clock for HTTP-date Retry-After (epoch or date)")
     classify.add_argument("--pretty", action="store_true", help="indent the JSON")
+    classify.add_argument(
+        "--explain",
+        action="store_true",
+        help="add the reason: the rule that decided the code and the evidence it read (SPEC 8.4)",
+    )
     classify.add_argument(
         "--jsonl", action="store_true", help="read one request object per line from stdin"
     )

@@ -776,7 +776,8 @@ def classified_tool(
     naming the code it was, in the record's ``agenterr_escalated_from`` too).
     Every record's text is cleaned and redacted like a quoted API body: the traceback is the
     record's ``exc_text`` (each exception's message one redacted line), not ``exc_info``;
-    the exception itself is in the record's ``agenterr_outcome.error``. A logging Filter or
+    the exception itself is in the record's ``agenterr_outcome.error``, and why the failure
+    got its code in ``agenterr_reason`` (a :class:`~agenterr.Reason`). A logging Filter or
     Handler that raises is ignored: it never changes the call's result.
     """
     _check_options(

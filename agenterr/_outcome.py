@@ -637,6 +637,11 @@ class AgentToolError(Exception):
         """The HTTP status, or 0."""
         return self.outcome.status
 
+    @property
+    def reason(self) -> Reason | None:
+        """Why the failure got its code (:attr:`Outcome.reason`)."""
+        return self.outcome.reason
+
     def __str__(self) -> str:
         return f"{self.outcome}: {self.outcome.llm_hint}"
 

@@ -344,7 +344,11 @@ class Policy:
                     self.name,
                     error=failure,
                 )
-        extra = {"agenterr_tool": self.name, "agenterr_outcome": outcome}
+        extra = {
+            "agenterr_tool": self.name,
+            "agenterr_outcome": outcome,
+            "agenterr_reason": outcome.reason,
+        }
         was = escalated_from(outcome) if outcome.code is Code.UNKNOWN else None
         if was is not None:
             emitted = log_gated(

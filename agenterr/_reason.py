@@ -54,27 +54,27 @@ RULES: dict[str, str] = {
     "status-table": "the status table's row (SPEC 3.2)",
     "user-status": "a user status rule replaced the row (SPEC 11.11)",
     # the refinements of a failed response (SPEC 11)
-    "r-quota": "an exhausted quota, budget or billing limit (SPEC 11.3-11.5)",
-    "r-auth": "credentials or permissions (SPEC 11.3)",
-    "r-throttled": "a throttle (SPEC 11.3-11.5)",
-    "r-timeout": "a timeout (SPEC 11.3)",
-    "r-busy": "a temporary unavailability (SPEC 11.3)",
-    "r-missing": "a missing resource (SPEC 11.3)",
-    "r-invalid": "invalid arguments (SPEC 11.3)",
-    "r-fatal": "a failure no reaction fixes (SPEC 11.3)",
+    "r-quota": "an exhausted quota, budget or billing limit (SPEC 11.3-11.5, 11.12)",
+    "r-auth": "credentials or permissions (SPEC 11.3, 11.12)",
+    "r-throttled": "a throttle (SPEC 11.3-11.5, 11.12)",
+    "r-timeout": "a timeout (SPEC 11.3, 11.12)",
+    "r-busy": "a temporary unavailability (SPEC 11.3, 11.12)",
+    "r-missing": "a missing resource (SPEC 11.3, 11.12)",
+    "r-invalid": "invalid arguments (SPEC 11.3, 11.12)",
+    "r-fatal": "a failure no reaction fixes (SPEC 11.3, 11.12)",
     "user-rule": "a user identifier, phrase or field rule (SPEC 11.11)",
     "r-ratelimit-headers": "rate-limit state on a 400 or 403 (SPEC 11.6)",
     "r-conflict-retry-after": "a 409 with a wait (SPEC 11.6)",
     "r-long-wait": "a wait too long for a retry (SPEC 11.7)",
     "r-should-retry": "the server's x-should-retry advice (SPEC 11.9)",
     # transport exceptions (SPEC 4)
-    "carried-response": "the HTTP response the exception carries (SPEC 4.2)",
     "error-class": "the exception's class (SPEC 4.2)",
     "errno": "the exception's errno (SPEC 4.2)",
     "foreign-transport": "a transport wording from another runtime (SPEC 4.2)",
     "sdk-credentials": "an SDK's missing or refused credentials (SPEC 4.2)",
     "transport-default": "any other exception of the call (SPEC 4.2)",
-    "not-an-exception": "the error given is not an exception (SPEC 4.2)",
+    "not-an-error": "not a failed call: a control signal (cancellation, an interrupt) or no "
+    "exception at all (SPEC 4.2)",
     # failures inside successful responses (SPEC 12)
     "e-jsonrpc": "a JSON-RPC or MCP protocol error (SPEC 12.3)",
     "e-mcp-tool": "an MCP tool result with isError (SPEC 12.4)",
@@ -100,3 +100,6 @@ def reason(rule: str, evidence: str = "", replaced: Code | None = None) -> Reaso
     """A reason whose evidence quotes untrusted text: it passes the quoting gate, capped."""
     assert rule in RULES, rule
     return Reason(rule, snippet(evidence, EVIDENCE_CAP) if evidence else "", replaced)
+
+
+Reason.__module__ = "agenterr"

@@ -567,7 +567,7 @@ def _from_error(
         # Not an exception at all, or a BaseException that is a control signal
         # (cancellation, KeyboardInterrupt, SystemExit), not a failed call: never retryable.
         exc = error if isinstance(error, BaseException) else None
-        not_one = reason("not-an-exception", type(error).__name__)
+        not_one = reason("not-an-error", type(error).__name__)
         return built_failure(Code.UNKNOWN, _TRANSPORT_HINTS[Code.UNKNOWN], None, 0, exc, not_one)
     for exc in chain(error):
         if isinstance(exc, AgentToolError):
@@ -586,7 +586,7 @@ def _from_error(
             elif number in _NAME_NOT_FOUND and isinstance(exc, socket.gaierror):
                 kind = _PERMANENT
             if kind is not None:
-                name = errno.errorcode.get(number, str(number))
+                name = _ERRNO_NAMES.get(number, str(number))
                 why = reason("errno", f"{name} in {type(exc).__name__}")
         elif kind is None:
             wording = foreign_wording(exc)
@@ -601,6 +601,11 @@ def _from_error(
     )
 
 
+_ERRNO_NAMES = {
+    **errno.errorcode,
+    **{getattr(socket, n): n for n in dir(socket) if n.startswith("EAI_")},
+}
+"""Names for the errnos a reason shows: the OS's, and getaddrinfo's (negative on Linux)."""
 _KIND_CODES = {_TIMEOUT: Code.TIMEOUT, _MALFORMED: Code.INVALID_REQUEST, _PERMANENT: Code.UNKNOWN}
 """The code each decisive kind of transport failure gives (SPEC 4.2)."""
 

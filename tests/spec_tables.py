@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 
 from agenterr._hints import QUOTA_TEMPLATE, TEMPLATES, wait_phrase, where
 from agenterr._quote import INVISIBLE, REDACTIONS
+from agenterr._reason import RULES as REASON_RULES
 from agenterr._rules import (
     ANCHORS,
     BUILTIN,
@@ -278,6 +279,12 @@ def quoting_json() -> str:
     return json.dumps(document, ensure_ascii=False, indent=1) + "\n"
 
 
+def reason_rules() -> str:
+    rows = ["| Rule | Decided by |", "| --- | --- |"]
+    rows += [f"| `{rule}` | {meaning} |" for rule, meaning in REASON_RULES.items()]
+    return "\n".join(rows)
+
+
 TABLES: dict[str, Callable[[], str]] = {
     "templates": templates,
     "foreign-transport": foreign_transport,
@@ -291,6 +298,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "reason-phrases": reason_phrases,
     "general": general,
     "model-text": model_text,
+    "reason-rules": reason_rules,
 }
 
 

@@ -371,7 +371,7 @@ def test_lone_surrogate_in_a_hint_does_not_crash_the_writer(
     from agenterr import _cli
 
     class Bad:
-        def to_json(self, indent: int | None = None) -> str:
+        def to_json(self, indent: int | None = None, explain: bool = False) -> str:
             return json.dumps({"llm_hint": "a\udcffb"}, ensure_ascii=False)
 
     monkeypatch.setattr(_cli, "outcome_for_request", lambda request: Bad())

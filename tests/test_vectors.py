@@ -21,6 +21,7 @@ import pytest
 
 from agenterr import retry_after_from_headers, tool_result_text
 from agenterr._protocol import outcome_for_request
+from agenterr._reason import RULES as REASON_RULES
 from agenterr._shared import BoundedCache
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -93,6 +94,11 @@ def _check(vector: dict[str, Any]) -> None:
     outcome = outcome_for_request(vector["input"])
     # Compare as JSON values: what goes on the wire, not Python object identity.
     assert json.loads(outcome.to_json()) == vector["expect"]
+    if "expect_reason" in vector:  # SPEC 8.4: the explain level
+        explained = json.loads(outcome.to_json(explain=True))
+        reason = explained["reason"]
+        assert reason["rule"] in REASON_RULES
+        assert {k: v for k, v in reason.items() if k != "evidence"} == vector["expect_reason"]
     if "expect_model_text" in vector:  # SPEC 6.8
         call = vector.get("model_text_call", {})
         text = tool_result_text(outcome, tool=call.get("tool"), arguments=call.get("arguments"))
@@ -224,7 +230,8 @@ def test_model_text_vectors_cover_every_code() -> None:
 def test_vector_shape() -> None:
     for vector in VECTORS:
         allowed = {"id", "rule", "part", "note", "input", "expect", "expect_error"}
-        assert set(vector) <= allowed | {"expect_model_text", "model_text_call"}, vector["id"]
+        optional = {"expect_model_text", "model_text_call", "expect_reason"}
+        assert set(vector) <= allowed | optional, vector["id"]
         assert "expect_model_text" not in vector or "expect" in vector, vector["id"]
         assert "model_text_call" not in vector or "expect_model_text" in vector, vector["id"]
         assert ("expect" in vector) != ("expect_error" in vector), vector["id"]
@@ -232,6 +239,24 @@ def test_vector_shape() -> None:
         if "expect" in vector:
             expect = vector["expect"]
             assert set(expect) <= _WIRE_KEYS and {"ok", "retryable"} <= set(expect), vector["id"]
+            # Every failure a classifier decides names its rule; a wire outcome read back
+            # has none unless the wire carried one (SPEC 8.4).
+            decided = expect["ok"] is False and "wire" not in vector["input"]
+            assert ("expect_reason" in vector) == decided, vector["id"]
+        if "expect_reason" in vector:
+            assert set(vector["expect_reason"]) <= {"rule", "replaced"}, vector["id"]
+            assert vector["expect_reason"].get("replaced") != vector["expect"]["code"]
+
+
+def test_reason_rules_are_reached() -> None:
+    """Every rule of SPEC 8.4 (its table is rendered from the package's, see spec_tables)
+    that a vector input can reach is reached, and the vectors name no other."""
+    used = {v["expect_reason"]["rule"] for v in VECTORS if "expect_reason" in v}
+    unreachable = {  # no vector input can reach them: user rules, SDKs and the decorator
+        "user-status", "user-rule", "sdk-credentials", "binding", "errors-map",
+        "tool-raised", "idempotent", "internal",
+    }  # fmt: skip
+    assert used == set(REASON_RULES) - unreachable
 
 
 @pytest.mark.parametrize("prefix", ["status-row-", "error-kind-", "redaction-rule-"])

@@ -19,6 +19,8 @@ ERROR and adds:
 - ``error.type``: the agenterr code, for example ``RATE_LIMITED``;
 - ``agenterr.class`` (``transient``, ``self_correctable``, ``auth``, ``indeterminate``),
   ``agenterr.retryable``, and ``agenterr.retry_after_seconds`` when the server said;
+- ``agenterr.reason.rule``, ``agenterr.reason.evidence`` and ``agenterr.reason.replaced``:
+  the failure's :class:`~agenterr.Reason`, when it has one (SPEC 8.4);
 - ``http.response.status_code`` when there was an HTTP status.
 
 It also adds 1 to the counter ``agenterr.tool.failures`` with ``error.type``,
@@ -67,6 +69,13 @@ def failure_attributes(outcome: Outcome[Any]) -> dict[str, str | bool | int | fl
         attributes["agenterr.retry_after_seconds"] = outcome.retry_after
     if outcome.status:
         attributes["http.response.status_code"] = outcome.status
+    why = outcome.reason
+    if why is not None:
+        attributes["agenterr.reason.rule"] = why.rule
+        if why.evidence:
+            attributes["agenterr.reason.evidence"] = why.evidence
+        if why.replaced is not None:
+            attributes["agenterr.reason.replaced"] = why.replaced.value
     return attributes
 
 

@@ -128,3 +128,12 @@ def decorated() -> None:
         wrapped("a"), Coroutine[Any, Any, agenterr.Success[int] | agenterr.Failure]
     )
     pending.close()
+
+
+def explained(out: agenterr.Success[int] | agenterr.Failure) -> str:
+    """A failure's reason is optional; its members are plain values."""
+    if isinstance(out, agenterr.Failure) and out.reason is not None:
+        assert_type(out.reason, agenterr.Reason)
+        assert_type(out.reason.replaced, Code | None)
+        return f"{out.reason.rule}: {out.reason.evidence}"
+    return ""
