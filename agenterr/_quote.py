@@ -181,12 +181,32 @@ _WORDS = rf"""{_BARE_VALUE}(?: (?!{_DONE}|[^\s"'&,;}}\]:]*+:(?:\s|\Z)){_WORD}++)
 # Only in a YAML-like place, though (else the value is one word, so that "Invalid password:
 # must be at least 8 characters" keeps all but "must"): where the key starts the text, or
 # follows a parent key ("db:"), or a value this gate already wrote ("[redacted]", a previous
-# key's), each then followed by up to five spaces (a folded line break, or an escaped one
+# key's), or an escaped line break (two spaces in the view: folding leaves no two spaces
+# together), each then followed by up to five spaces (a folded line break, or an escaped one
 # and the indentation after it), and the key optionally after a list item's "- ". Fixed-width
-# look-behinds: tested once at each key's start, in constant time.
-_YAML_HEAD = r"""(?:\A|(?<=[^\s"'&,;}\]:]:)|(?<=\[redacted\])|(?<=\[redacted\]["']))"""
+# look-behinds: tested once at each key's start, in constant time. (A real line break is
+# gone once folded: _YAML_LINE reads those lines before.)
+_YAML_HEAD = r"""(?:\A|(?<=[^\s"'&,;}\]:]:)|(?<=\[redacted\])|(?<=\[redacted\]["'])|(?<=  ))"""
 _YAML_GAP = "(?:" + "|".join(f"(?<={_YAML_HEAD}{' ' * n})" for n in range(6)) + ")"
 _YAML_BLOCK = rf"(?:{_YAML_GAP}|(?<={_YAML_GAP}- ))"
+
+
+# A YAML line whose key is a strong one and whose plain value runs to the line's end
+# (user: admin / password: correct horse battery staple): once folded, the value's words
+# could not be told from the next line's prose, so the value is redacted before folding.
+# Not a quoted, structured, block, tagged, anchored or aliased value: rules 3 and 4 read
+# those whole after folding.
+_YAML_LINE = re.compile(
+    rf"""^([ \t]*+(?:-[ \t]++)?(?:[a-z0-9_.\-]*?[_.\-])?(?:{_STRONG_KEYS})[ \t]*+:[ \t]++)"""
+    r"""(?![\s"'{\[|>&!*%@`])[^\r\n]*[^\s]""",
+    re.ASCII | re.IGNORECASE | re.MULTILINE,
+)
+
+
+def yaml_lines(text: str) -> str:
+    """Step 3 of cleaning, before folding (SPEC 7.3): each YAML line of a strong key with
+    a plain value gets the marker for its value."""
+    return _YAML_LINE.sub(rf"\g<1>{REDACTED}", text)
 
 
 def _value(bare: str) -> str:
@@ -464,6 +484,12 @@ class _Rule:
             start, end = match.span()
             if self.pattern.groups and match.group(1) is not None:
                 start = match.end(1)
+            if start < done:
+                continue  # inside a structured value already redacted whole
+            if subject[start : start + 1] in ("{", "["):
+                # The pattern reads two levels; the value is the whole structure, however
+                # deep, with brackets inside its strings skipped (SPEC 7.4, structures).
+                end = structure_end(subject, start)
             value = text[start:end]
             if self.accept is not None and not self.accept(value):
                 continue
@@ -474,6 +500,38 @@ class _Rule:
             return text
         pieces.append(text[done:])
         return "".join(pieces)
+
+
+_STRUCTURE_MARKS = re.compile(r"""[{}\[\]"'\\]""").search
+_STRING_MARKS = {'"': re.compile(r'["\\]').search, "'": re.compile(r"['\\]").search}
+
+
+def structure_end(text: str, start: int) -> int:
+    """Where the object or list opening at ``start`` closes (just after its bracket), or the
+    end of ``text`` when it never does. Brackets inside a quoted string ("…" or '…', a
+    backslash escaping the next character) do not count, nor does a bracket after a
+    backslash outside one (JSON inside a JSON string). One pass: linear in the value."""
+    depth = 0
+    position = start
+    while (mark := _STRUCTURE_MARKS(text, position)) is not None:
+        char = mark.group()
+        position = mark.end()
+        if char == "\\":
+            position += 1
+        elif char in "\"'":
+            inside = _STRING_MARKS[char]
+            while (found := inside(text, position)) is not None and found.group() == "\\":
+                position = found.end() + 1
+            if found is None:
+                return len(text)
+            position = found.end()
+        elif char in "{[":
+            depth += 1
+        else:
+            depth -= 1
+            if depth == 0:
+                return position
+    return len(text)
 
 
 # Each rule names the credential shape it targets; SPEC 7.4 lists them in this order.
@@ -1084,6 +1142,8 @@ def _finish_capped(text: str, cap: int, plain: bool = False) -> tuple[str, bool]
         # Once the invisible characters are gone, str.split()'s white space is exactly
         # SPACE's set (a test checks it), and split/join folds and trims in one C pass.
         # Printable ASCII with single inner spaces is folded already.
+        if "\n" in text or "\r" in text:
+            text = yaml_lines(text)
         text = " ".join(text.split())
     text = redact(text)
     if len(text) > cap:

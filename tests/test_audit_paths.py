@@ -65,6 +65,15 @@ AUDIT = [
     ('{"c": "db:\\n  password: correct horse battery staple\\n  host: x"}', "battery staple"),
     ("https://user:p/ss#w0rd@host/path", "ss#w0rd"),
     ("""KeyError('{"password":"hun\\\\"ter2zz"}')""", "ter2zz"),
+    # the last of them: a multi-word value after a sibling top-level key, values nested
+    # three levels and more, and a nested string holding a closing bracket
+    ("user: admin\npassword: correct horse battery staple\nhost: x", "battery staple"),
+    ("user: admin\r\n  - db_password: correct horse battery\r\n", "horse battery"),
+    ('{"c": "user: admin\\npassword: correct horse battery staple"}', "battery staple"),
+    ('{"password": {"a": {"b": {"c": "hunter2zz"}}}}', "hunter2zz"),
+    ('{"api_key": [["x", ["hunter2zz"]]]}', "hunter2zz"),
+    ('{"password": {"v": "a}b hunter2zz"}}', "hunter2zz"),
+    ("""KeyError({'secret': {'a': {'b': ['hunter2zz']}}})""", "hunter2zz"),
 ]
 IDS = [f"audit-{number}" for number in range(len(AUDIT))]
 

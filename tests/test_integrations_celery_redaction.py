@@ -69,6 +69,32 @@ def flaky(token: str) -> str:
     return token
 
 
+def plain_buggy(token: str) -> str:
+    """The same bug in a task function that is no classified tool."""
+    _leaky()
+    return token
+
+
+ATTEMPTS: list[str] = []
+
+
+def plain_flaky(token: str) -> str:
+    """A raw timeout (no classified tool) caused by an exception holding credentials."""
+    ATTEMPTS.append(token)
+    try:
+        _leaky()
+    except ValueError as exc:
+        raise transport_error("timeout") from exc
+    return token
+
+
+def widened(token: str) -> str:
+    """A plain ValueError in a task whose autoretry_for names ValueError."""
+    ATTEMPTS.append(token)
+    _leaky()
+    return token
+
+
 def _clean(text: str | None) -> bool:
     return text is not None and PASSWORD not in text and KEY not in text
 
@@ -85,13 +111,16 @@ def _make_app(url: str, serializer: str) -> tuple[Celery, dict[str, Any]]:
         worker_hijack_root_logger=False,
     )
     task = functools.partial(app.task, shared=False)
+    retried = {"max_retries": 1, "retry_backoff": False, "default_retry_delay": 0}
     made = {
         "buggy": task(base=ClassifiedTask, name="buggy")(buggy),
-        "flaky": task(
-            base=ClassifiedTask, name="flaky", max_retries=1, retry_backoff=False,
-            default_retry_delay=0,
-        )(flaky),
-    }  # fmt: skip
+        "flaky": task(base=ClassifiedTask, name="flaky", **retried)(flaky),
+        "plain_buggy": task(base=ClassifiedTask, name="plain_buggy")(plain_buggy),
+        "plain_flaky": task(base=ClassifiedTask, name="plain_flaky", **retried)(plain_flaky),
+        "widened": task(
+            base=ClassifiedTask, name="widened", autoretry_for=(ValueError,), **retried
+        )(widened),
+    }
 
     @task(bind=True, name="bound", max_retries=0)
     def bound(self: Any, token: str) -> str:
@@ -132,6 +161,9 @@ def tasks(request: pytest.FixtureRequest, redis_url: str) -> Iterator[dict[str, 
         ("buggy", IndeterminateToolError, Code.UNKNOWN),
         ("flaky", TransientToolError, Code.TIMEOUT),
         ("bound", TransientToolError, Code.TIMEOUT),
+        ("plain_buggy", IndeterminateToolError, Code.UNKNOWN),
+        ("plain_flaky", TransientToolError, Code.TIMEOUT),
+        ("widened", IndeterminateToolError, Code.UNKNOWN),
     ],
 )
 def test_the_backend_and_the_log_hold_no_credential(
@@ -142,10 +174,13 @@ def test_the_backend_and_the_log_hold_no_credential(
     code: Code,
 ) -> None:
     caplog.set_level(logging.INFO)
-    result = tasks[name].delay(uuid.uuid4().hex)
+    token = uuid.uuid4().hex
+    result = tasks[name].delay(token)
     with pytest.raises(error) as caught:
         result.get(timeout=TIMEOUT)
     assert caught.value.code is code  # the caller still gets the typed error and outcome
+    if name in ("plain_flaky", "widened"):  # retried once, as a classified timeout is
+        assert ATTEMPTS.count(token) == 2
     stored = result.traceback  # the formatted traceback, as the backend keeps it
     assert stored and "RedactedCause" in stored and "[REDACTED]" in stored
     assert _clean(stored)
@@ -156,13 +191,16 @@ def test_the_backend_and_the_log_hold_no_credential(
     assert _clean(caplog.text)
 
 
-@pytest.mark.parametrize("name", ["buggy", "flaky"])
+EAGER = {"buggy": buggy, "flaky": flaky, "plain_buggy": plain_buggy, "plain_flaky": plain_flaky}
+
+
+@pytest.mark.parametrize("name", sorted(EAGER))
 def test_an_eager_result_holds_no_credential(name: str) -> None:
     app = Celery("agenterr-eager", set_as_current=False)
     app.conf.update(task_always_eager=True, task_store_eager_result=False)
     task = app.task(
         base=ClassifiedTask, name=name, shared=False, max_retries=1, retry_backoff=False
-    )(buggy if name == "buggy" else flaky)
+    )(EAGER[name])
     result = task.apply((uuid.uuid4().hex,))
     # The worker fixture's task_postrun receiver records every backend it sees, this app's
     # disabled one too: it has no connection to close.

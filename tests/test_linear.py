@@ -373,3 +373,29 @@ def test_from_status_on_the_issues_input_is_cleaned() -> None:
     out = from_status(400, HOSTILE)
     assert out.code is Code.INVALID_REQUEST
     assert out.llm_hint.endswith(quote.TRUNCATED)
+
+
+@pytest.mark.parametrize(
+    "unit", ["password: {", 'password: {"', "password: {}", "{'password': [", '"api_key": [[']
+)
+def test_structured_values_are_scanned_once(unit: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SPEC 7.4's structure scan reads each character about once per rule, however many
+    values open structures, closed or not: a value inside one already redacted is skipped."""
+    read = [0]
+    search = quote._STRUCTURE_MARKS
+
+    def counted(text: str, position: int) -> re.Match[str] | None:
+        found = search(text, position)
+        read[0] += (len(text) if found is None else found.end()) - position
+        return found
+
+    monkeypatch.setattr(quote, "_STRUCTURE_MARKS", counted)
+
+    def work(size: int) -> int:
+        read[0] = 0
+        quote.redact(_repeated(unit, size))
+        return read[0]
+
+    small, large = work(2000), work(4000)
+    assert 0 < large <= 2.2 * small + 64, unit
+    assert large <= 4 * 4000, unit

@@ -624,7 +624,7 @@ def test_window_cut_credential_with_interleaved_invisibles_is_dropped(hidden: st
 def _plain_redact(text: str) -> str:
     """SPEC 7.4 applied naively: every rule's pattern over the whole view of the text, in
     order, case-insensitive ones with (?i), no prefilter, no lower-cased copy."""
-    from agenterr._quote import REDACTIONS
+    from agenterr._quote import REDACTIONS, structure_end
 
     for rule in REDACTIONS:
         view = text.replace("\\n", "  ").replace("\\r", "  ").replace("\\t", "  ")
@@ -634,12 +634,16 @@ def _plain_redact(text: str) -> str:
             if "keep" in pattern.groupindex and match.group("keep") is not None:
                 continue
             start = match.end(1) if pattern.groups and match.group(1) is not None else match.start()
-            value = text[start : match.end()]
+            if start < done:
+                continue
+            opens = view[start : start + 1] in ("{", "[")
+            end = structure_end(view, start) if opens else match.end()
+            value = text[start:end]
             if rule.accept is not None and not rule.accept(value):
                 continue
             quote = '\\"' if value.startswith('\\"') else value[:1] if value[:1] in "\"'" else ""
             pieces += [text[done:start], quote, REDACTED, quote]
-            done = match.end()
+            done = end
         text = "".join([*pieces, text[done:]])
     return text
 

@@ -105,6 +105,29 @@ def _quote_of(value: str) -> str:
     return value[: run + 1] if run and value[run : run + 1] == '"' else ""
 
 
+def _structure_end(view: str, start: int) -> int:
+    """SPEC 7.4, *Structured values*, character by character as written there."""
+    depth, index, quote = 0, start, ""
+    while index < len(view):
+        char = view[index]
+        if char == "\\":
+            index += 2
+            continue
+        if quote:
+            if char == quote:
+                quote = ""
+        elif char in "\"'":
+            quote = char
+        elif char in "{[":
+            depth += 1
+        elif char in "}]":
+            depth -= 1
+            if depth == 0:
+                return index + 1
+        index += 1
+    return len(view)
+
+
 def spec_redact(text: str) -> str:
     """Section 7.4, step by step, from the patterns in SPEC.md."""
     for rule in RULES:
@@ -116,6 +139,10 @@ def spec_redact(text: str) -> str:
             start, end = match.span()
             if rule.pair:
                 start = match.end(1)
+            if start < done:
+                continue  # inside a structured value already redacted
+            if text[start : start + 1] in ("{", "["):
+                end = _structure_end(_view(text), start)
             value = text[start:end]
             if rule.number == 18 and not _basic_has_colon(value):
                 continue

@@ -41,7 +41,7 @@ import math
 from typing import Any, NoReturn
 
 from .. import Outcome
-from .._adapter import redacted_cause
+from .._adapter import failure_outcome, redacted_cause
 from ..errors import (
     AgentToolError,
     AuthToolError,
@@ -55,6 +55,7 @@ from ._require import require
 _celery = require("celery", "celery")
 _celery_exceptions = require("celery.exceptions", "celery")
 _kombu_json = require("kombu.utils.json", "celery")
+_celery_time = require("celery.utils.time", "celery")
 # celery ships no type hints: its Task is Any to the type checker.
 _Task: Any = _celery.Task
 
@@ -203,7 +204,27 @@ class ClassifiedTask(_Task):  # type: ignore[misc]  # subclassing Any: see _Task
         without the exception being handled as its context: Celery stores the formatted
         traceback of a retry in the result backend."""
         if not isinstance(exc, AgentToolError):
-            return super().retry(args, kwargs, exc, throw, eta, countdown, max_retries, **options)
+            if not isinstance(exc, Exception):
+                return super().retry(
+                    args, kwargs, exc, throw, eta, countdown, max_retries, **options
+                )
+            # A plain exception (an autoretry_for the task widened): retried as asked, but
+            # what Celery stores is the redacted typed error it stands for, not the raw one.
+            try:
+                return super().retry(
+                    args,
+                    kwargs,
+                    redacted_cause(_classified(exc)),
+                    throw,
+                    eta,
+                    countdown,
+                    max_retries,
+                    **options,
+                )
+            except _celery_exceptions.Retry as retry:
+                raise retry from None
+            except AgentToolError as spent:
+                _raise_redacted(spent)
         portable = _portable(exc)
         if not isinstance(portable, TransientToolError):
             _raise_redacted(portable)
@@ -228,11 +249,48 @@ class ClassifiedTask(_Task):  # type: ignore[misc]  # subclassing Any: see _Task
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Run the task. A typed error leaves it as a redacted copy (portable; see
         :func:`_raise_redacted`): Celery stores the formatted traceback in the result backend
-        and logs it, and the raw exception's message may hold a credential."""
+        and logs it, and the raw exception's message may hold a credential.
+
+        Any other exception (a task whose function is not a ``@classified_tool``) is
+        classified as the decorator would classify it (an HTTP or network failure by
+        :func:`~agenterr.from_error`, a validation error as ``SCHEMA_INVALID``, anything else
+        as ``UNKNOWN``) and leaves the task as that typed error, redacted: a transient one is
+        retried as Celery's autoretry would retry it (``retry_backoff``, ``retry_kwargs``),
+        after the server's Retry-After when it gave one. Celery's own ``Retry``, ``Ignore``
+        and ``Reject`` pass through."""
         try:
             return super().__call__(*args, **kwargs)
         except AgentToolError as exc:
             _raise_redacted(_portable(exc))
+        except _celery_exceptions.TaskPredicate:
+            raise
+        except Exception as exc:
+            error = _classified(exc)
+            if isinstance(error, TransientToolError):
+                raise self.retry(exc=error, **_autoretry_options(self)) from None
+            _raise_redacted(error)
+
+
+def _classified(exc: Exception) -> AgentToolError:
+    """The typed error a plain exception of a task stands for, caused by it."""
+    error = error_for(failure_outcome(exc))
+    error.__cause__ = exc
+    return error
+
+
+def _autoretry_options(task: Any) -> dict[str, Any]:
+    """The ``retry()`` options Celery's autoretry passes for this attempt (its countdown
+    from ``retry_backoff``; a Retry-After replaces it in :meth:`ClassifiedTask.retry`)."""
+    options = dict(getattr(task, "retry_kwargs", None) or {})
+    backoff = float(getattr(task, "retry_backoff", False))
+    if backoff:
+        options["countdown"] = _celery_time.get_exponential_backoff_interval(
+            factor=int(max(1.0, backoff)),
+            retries=task.request.retries,
+            maximum=int(getattr(task, "retry_backoff_max", 600)),
+            full_jitter=getattr(task, "retry_jitter", True),
+        )
+    return options
 
 
 def _raise_redacted(error: AgentToolError) -> NoReturn:
