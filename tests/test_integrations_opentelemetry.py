@@ -74,6 +74,8 @@ RATE_LIMITED_ATTRIBUTES = {
     "agenterr.retryable": True,
     "agenterr.retry_after_seconds": 7.0,
     "http.response.status_code": 429,
+    "agenterr.reason.rule": "status-table",
+    "agenterr.reason.evidence": "HTTP 429",
 }
 COUNTED = {
     "error.type": "RATE_LIMITED",
@@ -99,6 +101,23 @@ def test_outcome_mode_failure(otel: Telemetry) -> None:
     out = get_rate("EUR")
     assert out.code is agenterr.Code.RATE_LIMITED
     check_rate_limited(otel)
+
+
+def test_the_reason_a_code_replaced(otel: Telemetry) -> None:
+    """A failure whose code a rule changed names the rule and the code it replaced."""
+    quota = '{"error": {"code": "insufficient_quota", "message": "over quota"}}'
+
+    @otel.traced()
+    @classified_tool
+    def get_rate(currency: str) -> Outcome[Any]:
+        return agenterr.from_status(429, quota)
+
+    get_rate("EUR")
+    (span,) = otel.spans()
+    attributes = dict(span.attributes or {})
+    assert attributes["agenterr.reason.rule"] == "r-quota"
+    assert attributes["agenterr.reason.evidence"] == "identifier 'insufficient_quota'"
+    assert attributes["agenterr.reason.replaced"] == "RATE_LIMITED"
 
 
 def test_raises_mode_failure(otel: Telemetry) -> None:

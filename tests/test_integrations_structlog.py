@@ -39,6 +39,9 @@ def test_a_failure_is_one_flat_event() -> None:
         "retryable": True,
         "retry_after_seconds": 7.0,
         "status": 429,
+        "reason": "status-table",
+        "reason_evidence": "HTTP 429",
+        "replaced": None,
     }
     assert hint == out.llm_hint
     assert hint
@@ -63,7 +66,17 @@ def test_success_and_no_status() -> None:
         "retryable": False,
         "retry_after_seconds": None,
         "status": None,
+        "reason": None,
+        "reason_evidence": None,
+        "replaced": None,
     }
+
+
+def test_the_reason_a_code_replaced() -> None:
+    quota = '{"error": {"code": "insufficient_quota", "message": "over quota"}}'
+    fields = outcome_fields(agenterr.from_status(429, quota))
+    assert (fields["reason"], fields["replaced"]) == ("r-quota", "RATE_LIMITED")
+    assert fields["reason_evidence"] == "identifier 'insufficient_quota'"
 
 
 def test_refuses_what_is_not_an_outcome() -> None:

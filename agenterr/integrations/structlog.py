@@ -30,9 +30,10 @@ def outcome_fields(
     outcome: Outcome[Any], tool: str | None = None, *, hint: bool = True
 ) -> dict[str, str | bool | float | int | None]:
     """The Outcome as flat event fields: ``tool``, ``ok``, ``code``, ``class``, ``retryable``,
-    ``retry_after_seconds``, ``status``, and (unless ``hint=False``) ``hint``; a failure
-    with a :class:`~agenterr.Reason` adds ``reason`` (its rule), ``reason_evidence`` and
-    ``replaced`` (the code it replaced, or ``None``).
+    ``retry_after_seconds``, ``status``, ``reason`` (the rule of the failure's
+    :class:`~agenterr.Reason`), ``reason_evidence``, ``replaced`` (the code the rule
+    replaced) and (unless ``hint=False``) ``hint``; each reason field is ``None`` when there
+    is none (a success).
 
     ``code`` and ``class`` are ``None`` for a success; ``status`` is ``None`` when there was
     no HTTP status, as is ``retry_after_seconds`` when the server gave no Retry-After.
@@ -49,10 +50,9 @@ def outcome_fields(
         "status": outcome.status or None,
     }
     why = outcome.reason
-    if why is not None:
-        fields["reason"] = why.rule
-        fields["reason_evidence"] = why.evidence or None
-        fields["replaced"] = None if why.replaced is None else why.replaced.value
+    fields["reason"] = None if why is None else why.rule
+    fields["reason_evidence"] = None if why is None else why.evidence or None
+    fields["replaced"] = None if why is None or why.replaced is None else why.replaced.value
     if hint:
         fields["hint"] = outcome.llm_hint
     return fields
