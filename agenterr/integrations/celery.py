@@ -203,33 +203,18 @@ class ClassifiedTask(_Task):  # type: ignore[misc]  # subclassing Any: see _Task
         A typed ``exc`` is handed over as a redacted copy, and the ``Retry`` raised
         without the exception being handled as its context: Celery stores the formatted
         traceback of a retry in the result backend."""
-        if not isinstance(exc, AgentToolError):
-            if not isinstance(exc, Exception):
-                return super().retry(
-                    args, kwargs, exc, throw, eta, countdown, max_retries, **options
-                )
+        if not isinstance(exc, Exception):
+            return super().retry(args, kwargs, exc, throw, eta, countdown, max_retries, **options)
+        if isinstance(exc, AgentToolError):
+            portable = _portable(exc)
+            if not isinstance(portable, TransientToolError):
+                _raise_redacted(portable)
+            if eta is None:
+                countdown = _countdown(portable, countdown)
+        else:
             # A plain exception (an autoretry_for the task widened): retried as asked, but
             # what Celery stores is the redacted typed error it stands for, not the raw one.
-            try:
-                return super().retry(
-                    args,
-                    kwargs,
-                    redacted_cause(_classified(exc)),
-                    throw,
-                    eta,
-                    countdown,
-                    max_retries,
-                    **options,
-                )
-            except _celery_exceptions.Retry as retry:
-                raise retry from None
-            except AgentToolError as spent:
-                _raise_redacted(spent)
-        portable = _portable(exc)
-        if not isinstance(portable, TransientToolError):
-            _raise_redacted(portable)
-        if eta is None:
-            countdown = _countdown(portable, countdown)
+            portable = _classified(exc)
         try:
             return super().retry(
                 args,
