@@ -166,6 +166,12 @@ _SECRET_TAG = (
 )
 # A name whose end is a key, in a name/value entry (rules 24 and 25): "DB_PASSWORD".
 _NAMED = rf"[a-z0-9_.\-]*?(?:{_STRONG_KEYS}|{_WORD_KEYS})"
+# The members of a name/value entry (rules 24 and 28): the name's ("name", "key", "type",
+# CloudFormation's "ParameterKey") and the value's ("value", "val", "ParameterValue"), with
+# at most one other short member between them ("type": "string").
+_ENTRY_NAME = r'"(?:name|key|type|parameterkey)"'
+_ENTRY_VALUE = r'"(?:val(?:ue)?|parametervalue)"'
+_OTHER_MEMBER = r'"[a-z_]{1,32}+"\s*:\s*(?:"[^"\\]{0,64}+"|[a-z0-9.\-]{1,32}+)'
 # A token as a URL's user information, with no password (https://TOKEN@host): a
 # generated-looking one only, so that ssh://git@host and https://user@host stay.
 _URL_USER = r"(?:(?=[a-z_\-.~+%]*+[0-9])[a-z0-9_\-.~+%]{8,}+|[a-z0-9_\-.~+%]{24,}+)"
@@ -486,10 +492,7 @@ class _Rule:
                 start = match.end(1)
             if start < done:
                 continue  # inside a structured value already redacted whole
-            if subject[start : start + 1] in ("{", "["):
-                # The pattern reads two levels; the value is the whole structure, however
-                # deep, with brackets inside its strings skipped (SPEC 7.4, structures).
-                end = structure_end(subject, start)
+            end = structured_end(subject, start, end)
             value = text[start:end]
             if self.accept is not None and not self.accept(value):
                 continue
@@ -502,13 +505,31 @@ class _Rule:
         return "".join(pieces)
 
 
-_STRUCTURE_MARKS = re.compile(r"""[{}\[\]"'\\]""").search
+_STRUCTURE_MARKS = re.compile(r"""[{}\[\]()"'\\]""").search
 _STRING_MARKS = {'"': re.compile(r'["\\]').search, "'": re.compile(r"['\\]").search}
 
 
+_CALL_OR_PREFIX = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{0,63}+(?=\()|[bBrRuUfF]{1,2}+(?=['\"])")
+
+
+def structured_end(subject: str, start: int, end: int) -> int:
+    """Where a value that a rule matched from ``start`` to ``end`` really ends (SPEC 7.4,
+    structures): an object, list or tuple runs to its closing bracket, however deep, with
+    brackets inside its strings skipped; so does a call written in a repr
+    (``Secret(value='…')``, ``frozenset({…})``), and a prefixed string (``b'…'``) to its
+    closing quote. Any other value ends where the rule's pattern ended it."""
+    if subject[start : start + 1] in ("{", "[", "("):
+        return structure_end(subject, start)
+    lead = _CALL_OR_PREFIX.match(subject, start)
+    if lead is not None and lead.end() <= end:
+        return structure_end(subject, lead.end())
+    return end
+
+
 def structure_end(text: str, start: int) -> int:
-    """Where the object or list opening at ``start`` closes (just after its bracket), or the
-    end of ``text`` when it never does. Brackets inside a quoted string ("…" or '…', a
+    """Where the object, list or tuple opening at ``start`` closes (just after its bracket;
+    brackets are not paired by kind), or the string opening there (just after its quote), or
+    the end of ``text`` when it never does. Brackets inside a quoted string ("…" or '…', a
     backslash escaping the next character) do not count, nor does a bracket after a
     backslash outside one (JSON inside a JSON string). One pass: linear in the value."""
     depth = 0
@@ -525,11 +546,13 @@ def structure_end(text: str, start: int) -> int:
             if found is None:
                 return len(text)
             position = found.end()
-        elif char in "{[":
+            if depth == 0:
+                return position  # the value was the string itself
+        elif char in "{[(":
             depth += 1
         else:
             depth -= 1
-            if depth == 0:
+            if depth <= 0:
                 return position
     return len(text)
 
@@ -669,8 +692,8 @@ REDACTIONS: tuple[_Rule, ...] = (
     # 24. Name/value objects ({"name": "DB_PASSWORD", "value": "…"}: Kubernetes env, ECS
     # task definitions; "val" too): the value of an entry whose name ends in a key.
     _Rule(
-        rf"""("(?:name|key)"\s*:\s*"{_NAMED}"\s*,\s*"val(?:ue)?"\s*:\s*)"""
-        f"(?:{_QUOTED_VALUE}|{_BARE_VALUE})",
+        rf"""({_ENTRY_NAME}\s*:\s*"{_NAMED}"\s*,\s*(?:{_OTHER_MEMBER}\s*,\s*)?"""
+        rf"""{_ENTRY_VALUE}\s*:\s*)(?:{_QUOTED_VALUE}|{_BARE_VALUE})""",
         ("pass", "pwd", "secret", "key", "token", "auth"),
         fold=True,
     ),
@@ -705,9 +728,10 @@ REDACTIONS: tuple[_Rule, ...] = (
     # 28. Rule 24 with the value first: {"value": "…", "name": "DB_PASSWORD"} (members
     # keep no order; serialisers that sort keys write it so).
     _Rule(
-        rf"""("val(?:ue)?"\s*:\s*)(?:{_QUOTED_VALUE}|{_BARE_VALUE})"""
-        rf"""(?=\s*,\s*"(?:name|key)"\s*:\s*"{_NAMED}")""",
-        ('"val',),  # the key words' gates need a separator after the word; here none follows
+        rf"""({_ENTRY_VALUE}\s*:\s*)(?:{_QUOTED_VALUE}|{_BARE_VALUE})"""
+        rf"""(?=\s*,\s*(?:{_OTHER_MEMBER}\s*,\s*)?{_ENTRY_NAME}\s*:\s*"{_NAMED}")""",
+        # the key words' gates need a separator after the word; here none follows
+        ('"val', '"parameterv'),
         fold=True,
     ),
     # 29. Rule 25 as Python writes pairs: tuples in a list or tuple ([('Authorization',

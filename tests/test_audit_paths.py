@@ -74,6 +74,12 @@ AUDIT = [
     ('{"api_key": [["x", ["hunter2zz"]]]}', "hunter2zz"),
     ('{"password": {"v": "a}b hunter2zz"}}', "hunter2zz"),
     ("""KeyError({'secret': {'a': {'b': ['hunter2zz']}}})""", "hunter2zz"),
+    ("{'api_key': ('x', 'hunter2zz')}", "hunter2zz"),
+    ("{'password': Secret(value='hunter2zz')}", "hunter2zz"),
+    ("{'password': b'hunter2zz'}", "hunter2zz"),
+    ('{"credentials":[{"type":"password","value":"hunter2zz"}]}', "hunter2zz"),
+    ('{"ParameterKey":"DbPassword","ParameterValue":"hunter2zz"}', "hunter2zz"),
+    ('{"name":"DB_PASSWORD","type":"string","value":"hunter2zz"}', "hunter2zz"),
 ]
 IDS = [f"audit-{number}" for number in range(len(AUDIT))]
 

@@ -624,7 +624,7 @@ def test_window_cut_credential_with_interleaved_invisibles_is_dropped(hidden: st
 def _plain_redact(text: str) -> str:
     """SPEC 7.4 applied naively: every rule's pattern over the whole view of the text, in
     order, case-insensitive ones with (?i), no prefilter, no lower-cased copy."""
-    from agenterr._quote import REDACTIONS, structure_end
+    from agenterr._quote import REDACTIONS, structured_end
 
     for rule in REDACTIONS:
         view = text.replace("\\n", "  ").replace("\\r", "  ").replace("\\t", "  ")
@@ -636,8 +636,7 @@ def _plain_redact(text: str) -> str:
             start = match.end(1) if pattern.groups and match.group(1) is not None else match.start()
             if start < done:
                 continue
-            opens = view[start : start + 1] in ("{", "[")
-            end = structure_end(view, start) if opens else match.end()
+            end = structured_end(view, start, match.end())
             value = text[start:end]
             if rule.accept is not None and not rule.accept(value):
                 continue

@@ -116,16 +116,30 @@ def _structure_end(view: str, start: int) -> int:
         if quote:
             if char == quote:
                 quote = ""
+                if depth == 0:
+                    return index + 1
         elif char in "\"'":
             quote = char
-        elif char in "{[":
+        elif char in "{[(":
             depth += 1
-        elif char in "}]":
+        elif char in "}])":
             depth -= 1
-            if depth == 0:
+            if depth <= 0:
                 return index + 1
         index += 1
     return len(view)
+
+
+_CALL = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{0,63}(?=\()|[bBrRuUfF]{1,2}(?=['\"])")
+
+
+def _value_end(view: str, start: int, end: int) -> int:
+    if view[start : start + 1] in ("{", "[", "("):
+        return _structure_end(view, start)
+    lead = _CALL.match(view, start)
+    if lead is not None and lead.end() <= end:
+        return _structure_end(view, lead.end())
+    return end
 
 
 def spec_redact(text: str) -> str:
@@ -141,8 +155,7 @@ def spec_redact(text: str) -> str:
                 start = match.end(1)
             if start < done:
                 continue  # inside a structured value already redacted
-            if text[start : start + 1] in ("{", "["):
-                end = _structure_end(_view(text), start)
+            end = _value_end(_view(text), start, end)
             value = text[start:end]
             if rule.number == 18 and not _basic_has_colon(value):
                 continue
