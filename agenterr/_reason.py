@@ -22,9 +22,10 @@ class Reason(NamedTuple):
     quota in the body moved it, ``"user-rule"`` when one of your rules did,
     ``"idempotent"`` when ``idempotent=False`` escalated a retryable failure, and so on.
     ``evidence`` says what was read, as text fit for a log (``"identifier
-    insufficient_quota"``, ``"HTTP 429"``, ``"ReadTimeout"``); it is cleaned and redacted.
-    ``replaced`` is the code the rule replaced, when it changed one: the status table's row
-    for a refinement, the retryable code for an ``idempotent`` escalation.
+    'insufficient_quota'"``, ``"HTTP 429"``, ``"ReadTimeout"``); it is cleaned and redacted.
+    ``replaced`` is the code in force before the rule, when the rule changed it (the status
+    table's row, for a refinement of it; the retryable code, for an ``idempotent``
+    escalation); ``None`` when the rule kept the code or decided it first.
     """
 
     rule: str
