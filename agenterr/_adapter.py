@@ -16,7 +16,7 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol, TypeAlias
 
-from ._classify import from_response, schema_invalid
+from ._classify import from_response
 from ._exceptions import validation_problems
 from ._outcome import Outcome
 from ._policy import (
@@ -29,6 +29,7 @@ from ._policy import (
     logged,
     ok_response,
     result_kind,
+    validation_outcome,
 )
 from ._quote import clean, snippet
 from ._transport import from_error, is_transport
@@ -84,9 +85,9 @@ def failure_outcome(exc: BaseException) -> Outcome[Any]:
     """
     if isinstance(exc, AgentToolError):
         return exc.outcome
-    problems = validation_problems(exc)
-    if problems is not None:
-        return schema_invalid(*problems)
+    invalid = validation_outcome(exc)
+    if invalid is not None:
+        return invalid
     if is_transport(exc):
         outcome = from_error(exc)
         if outcome.failed:

@@ -588,8 +588,14 @@ def _relay(wire: dict[str, Any]) -> _Found | None:
     """A peer's agenterr wire outcome, read back; its hint is cleaned like quoted text."""
     try:
         outcome = Outcome.from_dict(wire)
-    except ValueError:
-        return None
+    except ValueError as exc:
+        if not str(exc).startswith("reason"):
+            return None
+        # A malformed explanation does not unmake the relay: its code and hint still stand.
+        try:
+            outcome = Outcome.from_dict({k: v for k, v in wire.items() if k != "reason"})
+        except ValueError:
+            return None
     if outcome.code is None:
         return None
     place = http_where(outcome.status) if outcome.status else " (tool error)"
@@ -597,7 +603,11 @@ def _relay(wire: dict[str, Any]) -> _Found | None:
         outcome.code, place, "", outcome.retry_after
     )
     said = outcome.reason
-    why = reason("e-relay", "a peer's outcome" + (f", {said}" if said is not None else ""))
+    # The peer's rule and evidence, not its "(replaced …)": that code was the peer's, not ours.
+    peer = (
+        "" if said is None else f", {said.rule}" + (f": {said.evidence}" if said.evidence else "")
+    )
+    why = reason("e-relay", "a peer's outcome" + peer)
     relayed = built_failure(outcome.code, hint, outcome.retry_after, outcome.status, None, why)
     return _Found(relayed, place)
 

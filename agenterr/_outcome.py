@@ -146,7 +146,7 @@ class Outcome(Generic[T_co]):
             ):
                 retry_after = _checked_delay(retry_after, code)
             if reason is not None:
-                reason = _checked_reason(reason)
+                reason = _checked_reason(reason, code)
         _set = object.__setattr__
         _set(self, "code", code)
         _set(self, "llm_hint", llm_hint)
@@ -548,8 +548,9 @@ def _checked_delay(delay: object, code: Code) -> float | None:
     return seconds if seconds <= RETRY_AFTER_CEILING else RETRY_AFTER_CEILING
 
 
-def _checked_reason(why: object) -> Reason:
-    """A reason given to the constructor: a known rule, its evidence through the gate."""
+def _checked_reason(why: object, code: Code) -> Reason:
+    """A reason given to the constructor: a known rule, its evidence through the gate, and
+    no ``replaced`` equal to the code itself (nothing was replaced then)."""
     if not isinstance(why, Reason):
         raise TypeError(f"reason: must be a Reason or None, got {type(why).__name__}")
     if why.rule not in RULES:
@@ -558,7 +559,7 @@ def _checked_reason(why: object) -> Reason:
         raise TypeError(f"reason: evidence must be a str, got {type(why.evidence).__name__}")
     if why.replaced is not None and type(why.replaced) is not Code:
         raise TypeError(f"reason: replaced must be a Code, got {type(why.replaced).__name__}")
-    return reason(why.rule, why.evidence, why.replaced)
+    return reason(why.rule, why.evidence, None if why.replaced is code else why.replaced)
 
 
 def _wire_reason(data: object) -> Reason | None:

@@ -212,6 +212,16 @@ def _name(exc: BaseException) -> str:
     return type(exc).__name__
 
 
+def validation_outcome(exc: BaseException) -> Outcome[Any] | None:
+    """A pydantic or jsonschema ``ValidationError`` as ``SCHEMA_INVALID`` listing its
+    problems, the error kept and named in the reason; ``None`` for any other exception."""
+    invalid = validation_problems(exc)
+    if invalid is None:
+        return None
+    why = reason("schema-invalid", _name(exc))
+    return replace(schema_invalid(*invalid), error=exc, reason=why)
+
+
 def _mapped(code: Code, exc: BaseException) -> Outcome[Any]:
     """``errors={ExcType: code}``: the code's hint, and the tool's own message for this case
     (quoted as an API's words are: one line, cleaned, capped, redacted)."""
@@ -450,10 +460,9 @@ class Policy:
             mapped = self.mapped(exc)
             if mapped is not None:
                 return mapped
-        invalid = validation_problems(exc)
+        invalid = validation_outcome(exc)
         if invalid is not None:
-            why = reason("schema-invalid", _name(exc))
-            return replace(schema_invalid(*invalid), error=exc, reason=why)
+            return invalid
         if is_transport(exc):
             transported = from_error(exc, rules=self.rules)
             if transported.failed:

@@ -135,7 +135,7 @@ def refine(  # noqa: PLR0917 - internal, called positionally on the hot path
         if verdict is not None and verdict.code.class_ is not code.class_:
             why = verdict.reason(code)
             code, quota, moved = verdict.code, verdict.quota, True
-        elif verdict is not None and verdict.quota and code is Code.UNAUTHORIZED:
+        elif verdict is not None and verdict.quota and not quota and code is Code.UNAUTHORIZED:
             why = verdict.reason(code)
             quota, moved = True, True  # same class, but the hint must say billing/quota
         elif (

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import agenterr._adapter as adapter
+from agenterr import Code, Reason
 
 INTEGRATIONS = Path(__file__).resolve().parent.parent / "agenterr" / "integrations"
 SEAM = "agenterr._adapter"
@@ -136,3 +137,21 @@ def test_call_arguments_that_do_not_bind_are_none() -> None:
 def test_tool_name_is_the_functions_name() -> None:
     assert adapter.tool_name(_tool) == "_tool"
     assert adapter.tool_name(object()) is None  # type: ignore[arg-type]
+
+
+def test_a_validation_error_a_framework_caught_reads_as_the_decorators() -> None:
+    """SCHEMA_INVALID with the error kept and its class in the reason, as the decorator."""
+    pydantic = pytest.importorskip("pydantic")
+
+    class Args(pydantic.BaseModel):
+        days: int
+
+    try:
+        Args(days="many")
+    except pydantic.ValidationError as exc:
+        caught = adapter.failure_outcome(exc)
+        assert caught.code is Code.SCHEMA_INVALID
+        assert caught.error is exc
+        assert caught.reason == Reason("schema-invalid", "ValidationError")
+    else:
+        pytest.fail("pydantic accepted 'many' as an int")

@@ -41,6 +41,7 @@ from agenterr import (
     SelfCorrectableToolError,
     TransientToolError,
     classified_tool,
+    from_status,
 )
 from agenterr.integrations.celery import OUTCOME_JSON_MARKER, ClassifiedTask, retry_transient
 from agenterr.integrations.langchain import (
@@ -442,6 +443,13 @@ def test_kombu_json_round_trips_an_outcome(outcome: Outcome[Any]) -> None:
     text = dumps({"result": outcome})
     assert OUTCOME_JSON_MARKER in text
     assert loads(text) == {"result": outcome}
+
+
+def test_kombu_json_keeps_the_reason() -> None:
+    """Between agenterr processes the explanation travels too (SPEC 8.4)."""
+    outcome = from_status(429, '{"error": {"code": "insufficient_quota"}}')
+    assert outcome.reason is not None
+    assert loads(dumps({"result": outcome}))["result"].reason == outcome.reason
 
 
 def test_kombu_json_round_trips_a_typed_error_argument() -> None:

@@ -165,7 +165,7 @@ def test_failure_result(order_id: str) -> None:
     assert result.is_error is True
     assert result.content == [TextContent(type="text", text=tool_result_text(outcome))]
     assert_model_text(result, outcome)
-    assert result.structured_content == outcome.to_dict()
+    assert result.structured_content == outcome.to_dict(explain=True)
     dumped = result.model_dump(by_alias=True, exclude_none=True)
     assert dumped["isError"] is True
     assert dumped["structuredContent"]["code"] == outcome.code
@@ -220,7 +220,7 @@ async def test_failure_round_trip(fn: Any, mode: Any, order_id: str) -> None:
     assert_model_text(result, want, tool=fn.__name__, arguments={"order_id": order_id})
     if order_id == "o-404":  # the text names the argument the API's words point at
         assert f'`order_id` ("{order_id}") you sent does not exist' in texts(result)[0]
-    assert result.structured_content == want.to_dict()
+    assert result.structured_content == want.to_dict(explain=True)
     outcome = from_call_tool_result(result)
     assert outcome == want  # code, hint, status and Retry-After
     assert outcome.retry_after == (7.0 if order_id == "o-429" else None)
@@ -257,7 +257,7 @@ async def test_a_bug_under_classified_tool_is_an_unknown_error_result(mode: Any)
     assert result.is_error is True
     assert_model_text(result, unknown)
     assert "secret detail" not in json.dumps(result.model_dump(mode="json"))
-    assert result.structured_content == unknown.to_dict()
+    assert result.structured_content == unknown.to_dict(explain=True)
     assert from_call_tool_result(result) == unknown
 
 
@@ -695,7 +695,7 @@ def test_example_server_and_client() -> None:
         _, _, rest = block.partition("\n")
         assert rest.startswith(printed + "\n")
         lines = rest.removeprefix(printed + "\n").splitlines()
-        assert json.loads(lines[0].removeprefix("  structured: ")) == outcome.to_dict()
+        assert json.loads(lines[0].removeprefix("  structured: ")) == outcome.to_dict(explain=True)
         assert lines[1] == f"  client reads: {outcome} -> {reaction}"
     missing = blocks[4].splitlines()
     assert missing[0] == "get_order() is_error=True"

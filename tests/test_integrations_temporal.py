@@ -90,7 +90,7 @@ def test_application_error_carries_the_decision(
     assert error.message == outcome.llm_hint
     assert error.non_retryable is non_retryable
     assert error.next_retry_delay == delay
-    assert tuple(error.details) == (outcome.to_dict(),)
+    assert tuple(error.details) == (outcome.to_dict(explain=True),)
     assert str(error) == f"{outcome.code}: {outcome.llm_hint}"
 
 
@@ -103,7 +103,7 @@ def test_application_error_from_a_typed_error() -> None:
         False,
         timedelta(seconds=3),
     )
-    assert error.details[0] == outcome.to_dict()
+    assert error.details[0] == outcome.to_dict(explain=True)
 
 
 def test_application_error_refuses_success_and_strangers() -> None:

@@ -8,6 +8,7 @@ decorator), the evidence each path reads, and the wire, pickling and CLI forms.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import logging
 import pickle
@@ -190,6 +191,14 @@ def test_the_users_rules_are_named_as_such() -> None:
     assert why(same) == Reason("user-status", "HTTP 404")
 
 
+def test_a_user_quota_status_rule_stays_the_reason_when_the_body_agrees() -> None:
+    """The user's rule already chose the quota wording; the body's quota reading changes
+    neither the code nor the wording, so it does not become the reason."""
+    out = from_status(403, QUOTA_BODY, rules=[Rule.status(403, "UNAUTHORIZED", quota=True)])
+    assert out.code is Code.UNAUTHORIZED
+    assert why(out) == Reason("user-status", "HTTP 403")
+
+
 def test_a_user_status_rule_for_one_host_names_the_host() -> None:
     response = httpx.Response(404, request=httpx.Request("GET", "https://api.example.com/x"))
     from agenterr import from_response
@@ -276,7 +285,39 @@ def test_a_relayed_outcome_says_so_and_keeps_the_peers_reason() -> None:
         "isError": True, "content": [], "structuredContent": peer
     }})  # fmt: skip
     assert why(out).rule == "e-relay"
-    assert "r-quota" in why(out).evidence
+    assert why(out).evidence == "a peer's outcome, r-quota: identifier 'insufficient_quota'"
+    assert why(out).replaced is None  # the peer's replaced code was the peer's, not ours
+
+
+def test_a_relay_with_a_malformed_reason_is_still_a_relay() -> None:
+    peer = from_status(429, QUOTA_BODY).to_dict()
+    for bad in ("r-quota", 7, [], {"rule": 7}, {"rule": "r-quota", "replaced": "SOON"}):
+        out = from_envelope({**peer, "reason": bad})
+        assert why(out).rule == "e-relay", bad
+        assert (out.code, out.llm_hint) == (Code.UNAUTHORIZED, peer["llm_hint"]), bad
+
+
+def test_a_replaced_code_equal_to_the_code_is_dropped() -> None:
+    built = Failure(Code.TIMEOUT, reason=Reason("user-rule", "phrase 'slow'", Code.TIMEOUT))
+    assert why(built) == Reason("user-rule", "phrase 'slow'")
+    replaced = dataclasses.replace(built, reason=Reason("user-rule", "x", Code.TIMEOUT))
+    assert why(replaced) == Reason("user-rule", "x")
+    wire = {**built.to_dict(), "reason": {"rule": "user-rule", "replaced": "TIMEOUT"}}
+    assert why(Outcome.from_dict(wire)) == Reason("user-rule")
+    moved = Failure(Code.TIMEOUT, reason=Reason("user-rule", "x", Code.UNAVAILABLE))
+    assert why(moved).replaced is Code.UNAVAILABLE
+
+
+def test_an_item_of_a_bulk_reply_keeps_its_responses_reason() -> None:
+    body = {"errors": True, "items": [
+        {"index": {"status": 201}},
+        {"index": {"status": 429, "error": {"type": "es_rejected_execution_exception"}}},
+    ]}  # fmt: skip
+    out = from_envelope(body)
+    item = from_status(429, json.dumps(body["items"][1]["index"]))
+    assert (out.code, why(out)) == (item.code, why(item)) == (
+        Code.RATE_LIMITED, Reason("status-table", "HTTP 429")
+    )  # fmt: skip
 
 
 # --- pre-flight and the decorator ----------------------------------------------------------------

@@ -66,7 +66,7 @@ OUTCOME_JSON_MARKER = "agenterr.Outcome"
 
 
 def _encode_outcome(outcome: Outcome[Any]) -> dict[str, Any]:
-    data = outcome.to_dict()
+    data = outcome.to_dict(explain=True)
     # The wire form leaves the value out; a task may return a successful Outcome, whose
     # value must then survive like any other result (kombu encodes it in turn).
     if outcome.ok and outcome.value is not None:

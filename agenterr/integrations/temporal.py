@@ -78,7 +78,7 @@ def to_application_error(failure: Outcome[Any] | AgentToolError) -> ApplicationE
     delay = None if outcome.retry_after is None else timedelta(seconds=outcome.retry_after)
     return ApplicationError(
         outcome.llm_hint or str(outcome),
-        outcome.to_dict(),
+        outcome.to_dict(explain=True),
         type=outcome.code.value,
         non_retryable=not outcome.retryable,
         next_retry_delay=delay,
