@@ -358,8 +358,15 @@ _FAILED_STATUS = frozenset(
      "overquerylimit", "overdailylimit", "invalidrequest", "unknownerror"}
 )  # fmt: skip
 """Normalised values of a top-level ``status`` string that report a failure (Google Maps
-``OVER_QUERY_LIMIT``, ``REQUEST_DENIED``; AssemblyAI ``"status": "error"``). ``OK`` and
-``ZERO_RESULTS`` (a search with no result) are not failures."""
+``OVER_QUERY_LIMIT``, ``REQUEST_DENIED``; JSend's ``"status": "error"`` beside a
+``message``). ``OK`` and ``ZERO_RESULTS`` (a search with no result) are not failures."""
+_LIFECYCLE = frozenset(
+    {"failed", "error", "errored", "failure", "cancelled", "canceled", "timedout", "aborted",
+     "expired"}
+)  # fmt: skip
+"""Normalised ``status``/``state`` values that end a job's life (a prediction, a batch, a
+build, an execution). Without a ``message`` beside them they describe the resource the call
+fetched, not the call: the GET worked, and its data says the job failed (SPEC 12.16 step 0)."""
 _REFUSED = frozenset({"refused", "declined", "error", "cancelled"})
 """Normalised payment ``resultCode`` values that report a failure (Adyen, Authorize.net)."""
 _PAYMENT_REFUSED = frozenset({"refused", "declined"})
@@ -375,6 +382,8 @@ def _reply_error(
         return None  # an explicit "ok" that is not false speaks for the reply (SPEC 12.5)
     if document.get("errors") is True:
         return _bulk(document.get("items"), scopes)
+    if _resource_state(document):
+        return None
     status = document.get("status")
     if isinstance(status, str) and _key(status) in _FAILED_STATUS:
         return _api_error(document, payload, scopes, status)
@@ -401,6 +410,16 @@ def _reply_error(
     ):
         return _api_error(document, payload, scopes)
     return None
+
+
+def _resource_state(document: dict[str, Any]) -> bool:
+    """A fetched resource whose own life ended in failure: a lifecycle ``status`` or
+    ``state``, and no ``message``/``msg`` (the member a reply speaks its failure in)."""
+    state = document.get("status", document.get("state"))
+    if not (isinstance(state, str) and _key(state) in _LIFECYCLE):
+        return False
+    message = document.get("message", document.get("msg"))
+    return not (isinstance(message, str) and message.strip())
 
 
 def _key(value: str) -> str:
