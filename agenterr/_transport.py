@@ -172,7 +172,8 @@ class ForeignWordings(NamedTuple):
     """
 
     concept: str  # certificate (verification failed), host name (does not exist), timed
-    # out, connection (refused, reset or dropped; a resolver hiccup)
+    # out, connection (refused, reset or dropped; a resolver hiccup), cancelled (by the
+    # caller; last, so that a cancellation a timeout caused reads as the timeout)
     kind: str  # "permanent", "timeout" or "connection" (not decisive)
     runtimes: str
     texts: tuple[str, ...]
@@ -202,25 +203,37 @@ FOREIGN_WORDINGS = (
             "DEPTH_ZERO_SELF_SIGNED_CERT",
             "ERR_TLS_CERT_ALTNAME_INVALID",
             "curl: (60)",
+            "SSL certificate problem",
+            "certificate verify failed",
+            "invalid peer certificate",
+            "The remote certificate is invalid",
+            "unable to get local issuer certificate",
+            "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+            "self signed certificate",
+            "self-signed certificate",
+            "certificate has expired",
+            "No subject alternative",
         ),
     ),
     ForeignWordings(
         "host name",
         _PERMANENT,
-        "Go, Node, glibc, macOS, curl",
+        "Go, Node, glibc, macOS, curl, Windows and .NET, Java",
         (
             "no such host",
             "Name or service not known",
             "nodename nor servname provided",
             "Could not resolve host",
             "curl: (6)",
+            "No such host is known",
+            "UnknownHostException",
         ),
-        ("ENOTFOUND",),
+        ("ENOTFOUND", "NXDOMAIN"),
     ),
     ForeignWordings(
         "timed out",
         _TIMEOUT,
-        "Go context and net, Node, undici, curl, Java",
+        "Go context and net, Node, undici, curl, Java, .NET, Rust, Ruby, macOS",
         (
             "context deadline exceeded",
             "Client.Timeout exceeded",
@@ -231,13 +244,20 @@ FOREIGN_WORDINGS = (
             "curl: (28)",
             "SocketTimeoutException",
             "HttpTimeoutException",
+            "HttpClient.Timeout",
+            "aborted due to timeout",
+            "signal timed out",
+            "operation timed out",
+            "Operation timed out",
+            "Net::ReadTimeout",
+            "Net::OpenTimeout",
         ),
         ("ETIMEDOUT", "ESOCKETTIMEDOUT"),
     ),
     ForeignWordings(
         "connection",
         _CONNECTION,
-        "POSIX error names, Go, Node, undici, curl, Java",
+        "POSIX error names, glibc, Go, Node, undici, curl, Java, Windows and .NET, Rust, Ruby",
         (
             "connection refused",
             "connection reset by peer",
@@ -247,8 +267,34 @@ FOREIGN_WORDINGS = (
             "curl: (52)",
             "curl: (56)",
             "ConnectException: Connection refused",
+            "SocketException: Connection reset",
+            "broken pipe",
+            "Temporary failure in name resolution",
+            "temporary error during hostname resolution",
+            "An existing connection was forcibly closed",
+            "target machine actively refused it",
+            "connection closed before message completed",
+            "Failed to open TCP connection",
         ),
         ("ECONNREFUSED", "ECONNRESET", "EPIPE", "EAI_AGAIN"),
+    ),
+    ForeignWordings(
+        "cancelled",
+        _PERMANENT,
+        "Go context and gRPC, JavaScript fetch, .NET, Python gRPC",
+        (
+            "context canceled",
+            "code = Canceled",
+            "StatusCode.CANCELLED",
+            "AbortError",
+            "This operation was aborted",
+            "The operation was aborted",
+            "The user aborted a request",
+            "TaskCanceledException",
+            "OperationCanceledException",
+            "A task was canceled",
+            "The operation was canceled",
+        ),
     ),
 )
 _FOREIGN_PATTERNS = tuple((group.kind, group.pattern()) for group in FOREIGN_WORDINGS)
