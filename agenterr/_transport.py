@@ -281,11 +281,9 @@ FOREIGN_WORDINGS = (
     ForeignWordings(
         "cancelled",
         _PERMANENT,
-        "Go context and gRPC, JavaScript fetch, .NET, Python gRPC",
+        "Go context, JavaScript fetch, .NET",
         (
             "context canceled",
-            "code = Canceled",
-            "StatusCode.CANCELLED",
             "AbortError",
             "This operation was aborted",
             "The operation was aborted",
