@@ -825,8 +825,13 @@ def general_verdict(
     for text in lowered:
         subject = _WORD_LEAD + text
         match = _GENERAL_WORDS.search(subject)  # most messages hold none: no iterator built
+        echoes: list[tuple[int, int]] | None = None
         while match is not None:
-            best = _better(_BY_PHRASE[match.group(1)], best)
+            if echoes is None:
+                echoes = _echoes(subject)
+            at = match.start(1)
+            if not any(start < at < end for start, end in echoes):
+                best = _better(_BY_PHRASE[match.group(1)], best)
             match = _GENERAL_WORDS.search(subject, match.end())
     # A message that is one identifier has no space in its first 128 characters.
     shaped = [
@@ -840,6 +845,17 @@ def general_verdict(
     if best is not None and best.quota and _short_window(lowered):
         return _THROTTLED_GENERAL
     return best
+
+
+_ECHO = re.compile(r"(?<![a-z0-9])'[^'\n]{1,200}'(?![a-z0-9])|\"[^\"\n]{1,200}\"|`[^`\n]{1,200}`")
+"""A quoted value in a message: a name or value the API repeats from the request."""
+
+
+def _echoes(text: str) -> list[tuple[int, int]]:
+    """The spans of the quoted values in ``text`` (SPEC A.12: an echo is not evidence), but
+    not a quote around the whole message, which is the message itself."""
+    whole = (len(text) - len(text.lstrip()), len(text.rstrip()))
+    return [m.span() for m in _ECHO.finditer(text) if m.span() != whole]
 
 
 _BY_KEY: BoundedCache[str, Verdict | None] = BoundedCache(4096)
