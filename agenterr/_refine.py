@@ -24,6 +24,7 @@ from ._signals import (
     delay_after,
     http_verdict,
     long_wait,
+    moves_alone,
     read_signals,
 )
 from ._taxonomy import Class, Code
@@ -132,7 +133,7 @@ def refine(  # noqa: PLR0917 - internal, called positionally on the hot path
             verdict = None  # a 429 is a rate limit by definition; only an exhausted quota differs
         moved = False  # whether a body rule (SPEC A.3-A.9) already moved the code
         why: Reason | None = None  # None: the status row (or the user's status rule) stands
-        if verdict is not None and verdict.code.class_ is not code.class_:
+        if verdict is not None and verdict.code.class_ is not code.class_ and moves_alone(verdict):
             why = verdict.reason(code)
             code, quota, moved = verdict.code, verdict.quota, True
         elif verdict is not None and verdict.quota and not quota and code is Code.UNAUTHORIZED:

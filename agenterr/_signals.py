@@ -858,6 +858,18 @@ def _echoes(text: str) -> list[tuple[int, int]]:
     return [m.span() for m in _ECHO.finditer(text) if m.span() != whole]
 
 
+COMMON_WORDS = frozenset({"busy", "credits", "lock", "locked", "timeout"})
+"""General evidence too common to move a failed status's class on its own (SPEC 11.12): a
+field, file or resource is named so as often as a condition is (``Movie credits not found``,
+``File 'lock' …``). It still gives the code where no status row spoke (an envelope)."""
+
+
+def moves_alone(verdict: Verdict) -> bool:
+    """Whether ``verdict`` may change a failed status's class: anything but general
+    evidence that is one common word."""
+    return not (verdict.general and verdict.shown is not None and verdict.shown in COMMON_WORDS)
+
+
 _BY_KEY: BoundedCache[str, Verdict | None] = BoundedCache(4096)
 
 
