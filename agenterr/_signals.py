@@ -852,7 +852,7 @@ _ECHO = re.compile(r"(?<![a-z0-9])'[^'\n]{1,200}'(?![a-z0-9])|\"[^\"\n]{1,200}\"
 
 
 def _echoes(text: str) -> list[tuple[int, int]]:
-    """The spans of the quoted values in ``text`` (SPEC A.12: an echo is not evidence), but
+    """The spans of the quoted values in ``text`` (SPEC 11.12: an echo is not evidence), but
     not a quote around the whole message, which is the message itself."""
     whole = (len(text) - len(text.lstrip()), len(text.rstrip()))
     return [m.span() for m in _ECHO.finditer(text) if m.span() != whole]
