@@ -71,9 +71,9 @@ def to_call_tool_result(
     reads: the directive, the hint's reason, the quoted API text) and the wire form, with
     its ``reason`` (SPEC.md 8.4), as ``structured_content`` (what
     :func:`from_call_tool_result` reads back). A success: the value as text (a string as it
-    is, anything else as JSON) and, when it is a dict, also as ``structured_content``. The text is :func:`agenterr.tool_result_text`, as every
-    integration sends it; given the call's ``tool`` name and ``arguments``, a failure's
-    text names them.
+    is, anything else as JSON) and, when it is a dict, also as ``structured_content``. The
+    text is :func:`agenterr.tool_result_text`, as every integration sends it; given the
+    call's ``tool`` name and ``arguments``, a failure's text names them.
     """
     text = tool_result_text(outcome, tool=tool, arguments=arguments)
     wire: dict[str, Any] = {"content": [{"type": "text", "text": text}]}
