@@ -372,18 +372,38 @@ _REFUSED = frozenset({"refused", "declined", "error", "cancelled"})
 _PAYMENT_REFUSED = frozenset({"refused", "declined"})
 
 
+_WRAPPERS = ("result", "response")
+"""Members that wrap a whole reply one level down (SPEC 12.16 step 7)."""
+
+
 def _reply_error(
-    document: dict[str, Any], payload: object, scopes: _Scopes
+    document: dict[str, Any], payload: object, scopes: _Scopes, *, nested: bool = False
 ) -> _Failure | _Found | None:
     """The shapes without a protocol of their own: a per-item error of a bulk reply, a
-    ``status`` or payment ``resultCode`` word saying so, a non-empty ``error`` member, or a
-    numeric ``code`` other than 0 or 2xx beside a message and no data."""
+    ``status`` or payment ``resultCode`` word saying so, a false ``success`` or ``status``
+    flag beside a message, a non-empty ``error`` member, a numeric ``code`` other than 0 or
+    2xx beside a message and no data; then, once, the same in a ``result`` or ``response``
+    object that wraps the reply."""
     if "ok" in document:
         return None  # an explicit "ok" that is not false speaks for the reply (SPEC 12.5)
     if document.get("errors") is True:
         return _bulk(document.get("items"), scopes)
     if _resource_state(document):
         return None
+    found = _reply_shape(document, payload, scopes)
+    if found is not None or nested:
+        return found
+    for key in _WRAPPERS:
+        inner = document.get(key)
+        if type(inner) is dict:
+            return _reply_error(inner, payload, scopes, nested=True)
+    return None
+
+
+def _reply_shape(
+    document: dict[str, Any], payload: object, scopes: _Scopes
+) -> _Failure | _Found | None:
+    """Steps 2 to 6 of SPEC 12.16 on one object."""
     status = document.get("status")
     if isinstance(status, str) and _key(status) in _FAILED_STATUS:
         return _api_error(document, payload, scopes, status)
@@ -393,13 +413,17 @@ def _reply_error(
         result = outcome.get("resultCode")
     if isinstance(result, str) and _key(result) in _REFUSED:
         return _payment(document, payload, scopes, result)
+    message = document.get("message", document.get("msg"))
+    if (document.get("success") is False or document.get("status") is False) and (
+        _text(message).strip() or _text(document.get("error")).strip()
+    ):
+        return _api_error(document, payload, scopes)  # a false flag beside its reason
     error = document.get("error")
     if (isinstance(error, str) and error.strip()) or (
         isinstance(error, dict) and any(_text(error.get(k)) for k in ("message", "code", "type"))
     ):
         return _api_error(document, payload, scopes)
     code = _integer(document.get("code"))
-    message = document.get("message", document.get("msg"))
     if (
         code is not None
         and code != 0
