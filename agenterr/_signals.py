@@ -847,8 +847,12 @@ def general_verdict(
     return best
 
 
-_ECHO = re.compile(r"(?<![a-z0-9])'[^'\n]{1,200}'(?![a-z0-9])|\"[^\"\n]{1,200}\"|`[^`\n]{1,200}`")
-"""A quoted value in a message: a name or value the API repeats from the request."""
+_ECHO = re.compile(
+    r"(?<!:)(?<!: )(?:(?<![a-z0-9])'[^'\n]{1,200}'(?![a-z0-9])|\"[^\"\n]{1,200}\"|`[^`\n]{1,200}`)"
+)
+"""A quoted value in a message: a name or value the API repeats from the request. A quote
+right after a colon is a mapping's value (``{'error': 'invalid api key'}`` relayed as text),
+the API's own words, and not an echo."""
 
 
 def _echoes(text: str) -> list[tuple[int, int]]:
