@@ -84,6 +84,13 @@ _STRONG_KEYS = (
     r"subscription[_-]?key|api[_-]?token|csrf[_-]?token|xsrf[_-]?token"
 )
 _WORD_KEYS = r"token|authorization|auth"
+# Strong keys written as words ("API key: …", {"secret key": "…"}): prose writes them so too
+# ("Your API key: is invalid"), so they take a quoted value or a generated-looking bare one,
+# as the word keys do.
+_SPACED_KEYS = (
+    r"(?:api|secret|access|private|account|subscription) key|"
+    r"(?:access|refresh|auth|api|session|id) token|client secret"
+)
 # Session cookies and API keys in query strings: keys only before "=", where they are
 # names rather than words of prose ("the session: expired" stays).
 _SESSION_KEYS = r"session(?:[_-]?id)?|sid|jsessionid|phpsessid"
@@ -97,24 +104,28 @@ _QUERY_KEY = "(?:key|code)(?:{})".format(
     "|".join(
         f"(?<={before}{word})"
         for word in ("key", "code")
-        for before in ("[?&]", "%26", "%3f", "\\\\u0026", "&amp;")
+        for before in ("[?&]", "%26", "%3f", "%2526", "%253f", "\\\\u0026", "&amp;")
     )
 )
 # A key starts where no letter or digit precedes it, so a name may carry a prefix joined by
 # "_", "-" or "." (DB_PASSWORD, aws_secret_access_key, x-api-key) but "mysecret" is no key;
 # at a camel-case hump (newPassword, awsSecretAccessKey, githubToken); inside a name in
-# capitals (PGPASSWORD); after a percent-escape or a JSON \u escape (%3Faccess_token, Go's
-# \u0026api_key) too. The case tests are case-sensitive inside case-insensitive patterns.
+# capitals (PGPASSWORD); after a percent-escape, plain or encoded again (a URL inside a
+# URL's parameter: %3Faccess_token, %253Fapi_key), or a JSON \u escape (Go's \u0026api_key)
+# too. The case tests are case-sensitive inside case-insensitive patterns.
 _KEY_START = (
     r"(?:(?<![a-z0-9])|(?-i:(?<=[a-z0-9])(?=[A-Z]))|(?-i:(?<=[A-Z])(?=[A-Z]{3}))"
-    r"|(?<=%[0-9a-f][0-9a-f])|(?<=\\u00[0-9a-f][0-9a-f]))"
+    r"|(?<=%[0-9a-f][0-9a-f])|(?<=%25[0-9a-f][0-9a-f])|(?<=\\u00[0-9a-f][0-9a-f]))"
 )
-_CODE_STARTS = ("?code", "&code", "%26code", "%3fcode", "\\u0026code")
+_CODE_STARTS = (
+    "?code", "&code", "%26code", "%3fcode", "%2526code", "%253fcode", "\\u0026code",
+)  # fmt: skip
 # Where a known token prefix may start: no letter, digit or "_" before it, or right after a
-# percent-escape (q=Bearer%20sk-proj-…, key%3Dsk-…).
-_TOKEN_START = r"(?:(?<![A-Za-z0-9_])|(?<=%[0-9A-Fa-f]{2}))"
-_EQUALS = r"(?:=|%3d|\\u003d)"
-_COLON = r"(?::|%3a|\\u003a)"
+# percent-escape, plain or encoded again (q=Bearer%20sk-proj-…, key%3Dsk-…, key%253Dsk-…).
+_TOKEN_START = r"(?:(?<![A-Za-z0-9_])|(?<=%[0-9A-Fa-f]{2})|(?<=%25[0-9A-Fa-f]{2}))"
+# "=" and ":" plain, percent-encoded (once or twice) or JSON-escaped.
+_EQUALS = r"(?:=|%3d|%253d|\\u003d)"
+_COLON = r"(?::|%3a|%253a|\\u003a)"
 _TOKEN_CHARS = r"[a-z0-9\-._~+/]"
 _NON_DIGIT_TOKEN_CHARS = r"[a-z\-._~+/]"
 # A generated-looking credential: 8+ token characters with a digit, or 24+ without one (so
@@ -139,11 +150,13 @@ _REPR_ESCAPED_QUOTE = r"""\\\\"(?=[^\s,:;}\])'])"""
 # A quoted value up to its closing quote (or the end of the text), an escaped quote inside
 # it included ("hun\"ter2", 'it\'s'); also JSON inside a JSON string, where the quotes are
 # escaped: \"value\", and deeper, \\\"value\\\" (any run of backslashes before the quote);
-# or a whole object or list, two levels deep ({"value": "…"}, ["…"]); not an earlier
-# redaction in its quotes.
+# or a whole object or list, two levels deep ({"value": "…"}, ["…"]); or a tuple or call
+# of a Python repr whose first argument is a string (('Bearer', '…'), SecretStr('…')), its
+# opening only (structured_end reads it whole); not an earlier redaction in its quotes.
 _QUOTED_VALUE = (
     rf"""(?!["']?(?:\\++")?{_DONE})(?:"(?:[^"\\]|{_REPR_ESCAPED_QUOTE}|\\.)*+"?|'(?:[^'\\]|\\.)*+'?|\\++"[^"]*+"?"""
-    r"""|\{(?:[^{}]|\{[^{}]*+\})*+\}?|\[(?:[^\[\]]|\[[^\[\]]*+\])*+\]?)"""
+    r"""|\{(?:[^{}]|\{[^{}]*+\})*+\}?|\[(?:[^\[\]]|\[[^\[\]]*+\])*+\]?"""
+    r"""|(?:[a-z_][a-z0-9_.]{0,63}+)?\((?=\s*['"]))"""
 )
 # Cookie pairs: "a=1; b=2" (a cookie value holds no space, quote or semicolon). The first
 # pair's "=" is required, so prose such as "invalid cookie: expired" stays. A comma and a
@@ -209,9 +222,55 @@ _YAML_LINE = re.compile(
 )
 
 
+# A YAML key of a secret (strong or word) whose value is a block on the lines below it: the
+# key's line ends after the colon, YAML's node properties or a comment (api_key: / token: #
+# prod / password: |), after a name and ": " on the same line at most (an exception's
+# type as a log writes it, "ValueError: token:", or a parent key). Group 1 is the line's
+# indentation (and a list item's "- "): the block is the lines indented deeper; group 2 the
+# key and its colon, which stay.
+_YAML_PARENT = re.compile(
+    rf"""^([ \t]*+(?:-[ \t]++)?)(?:[a-z_][a-z0-9_.]{{0,127}}+: )?"""
+    rf"""((?:[a-z0-9_.\-]*?[_.\-])?(?:{_STRONG_KEYS}|{_WORD_KEYS})"""
+    r"""[ \t]*+:)(?:[ \t]++(?:[|>][-+0-9]*+|!!?[a-z]*+|&[^\s]++))*+[ \t]*+(?:#[^\r\n]*+)?"""
+    r"""(?=[\r\n])""",
+    re.ASCII | re.IGNORECASE | re.MULTILINE,
+)
+_LINE_END = re.compile(r"\r\n?|\n")
+
+
+def _block_end(text: str, position: int, column: int) -> int:
+    """Where the YAML block of a key at ``column`` ends: after the last of the lines from
+    ``position`` on (the end of the key's line) indented deeper than the key, blank lines
+    between them included; ``position`` itself when no line is."""
+    end = position
+    while (line_end := _LINE_END.match(text, position)) is not None:
+        start = line_end.end()
+        following = _LINE_END.search(text, start)
+        stop = len(text) if following is None else following.start()
+        line = text[start:stop]
+        if line.strip(" \t"):
+            if len(line) - len(line.lstrip(" \t")) <= column:
+                break
+            end = stop
+        position = stop
+    return end
+
+
 def yaml_lines(text: str) -> str:
-    """Step 3 of cleaning, before folding (SPEC 7.3): each YAML line of a strong key with
-    a plain value gets the marker for its value."""
+    """Step 3 of cleaning, before folding (SPEC 7.3): the block under a secret's YAML key
+    (a nested mapping, a block scalar, a value after a comment) becomes the marker, and each
+    YAML line of a strong key with a plain value gets the marker for its value."""
+    pieces: list[str] = []
+    done = 0
+    for parent in _YAML_PARENT.finditer(text):
+        if parent.start() < done:
+            continue  # a key inside a block already redacted
+        end = _block_end(text, parent.end(), len(parent.group(1)))
+        if end > parent.end():
+            pieces += (text[done : parent.end(2)], " ", REDACTED)
+            done = end
+    if pieces:
+        text = "".join((*pieces, text[done:]))
     return _YAML_LINE.sub(rf"\g<1>{REDACTED}", text)
 
 
@@ -247,7 +306,11 @@ def _key_starts(lowered: str, index: int, view: str) -> bool:
             return len(view) >= index + 3
     if index < 3 or lowered[index - 2 : index] not in _HEX_PAIRS:
         return False
-    return lowered[index - 3] == "%" or (index >= 6 and lowered[index - 6 : index - 2] == "\\u00")
+    return (
+        lowered[index - 3] == "%"
+        or (index >= 5 and lowered[index - 5 : index - 2] == "%25")
+        or (index >= 6 and lowered[index - 6 : index - 2] == "\\u00")
+    )
 
 
 def _is_basic_credential(value: str) -> bool:
@@ -433,7 +496,10 @@ class _Rule:
         for boundary, after in (
             (r"\b", r"(?<![A-Za-z0-9_].)"),
             (r"(?<![A-Za-z0-9_])", r"(?<![A-Za-z0-9_].)"),
-            (_TOKEN_START, r"(?:(?<![A-Za-z0-9_].)|(?<=%[0-9A-Fa-f]{2}.))"),
+            (
+                _TOKEN_START,
+                r"(?:(?<![A-Za-z0-9_].)|(?<=%[0-9A-Fa-f]{2}.)|(?<=%25[0-9A-Fa-f]{2}.))",
+            ),
         ):
             found = re.match(rf"(\(?){re.escape(boundary)}([A-Za-z])", fast)
             if found is not None:
@@ -578,7 +644,7 @@ REDACTIONS: tuple[_Rule, ...] = (
     ),
     # 3. "key": "value" and key: 'value' (JSON, YAML): the quoted value, spaces and all.
     _Rule(
-        _key(f"{_STRONG_KEYS}|{_WORD_KEYS}", _COLON) + f"(?:{_QUOTED_VALUE})",
+        _key(f"{_STRONG_KEYS}|{_WORD_KEYS}|{_SPACED_KEYS}", _COLON) + f"(?:{_QUOTED_VALUE})",
         ("pass", "pwd", "secret", "key", "token", "auth"),
         fold=True,
     ),
@@ -596,12 +662,13 @@ REDACTIONS: tuple[_Rule, ...] = (
             _key(_STRONG_KEYS, _COLON) + _value(_BARE_VALUE),
         ),
     ),
-    # 5. token: value, authorization: value — a bare value only when it looks generated, so
-    # prose such as "the token: is invalid" or "token: expired" survives. It may end where
-    # prose or markup closes around it too: "(token: abc123def456)", "<td>token: …</td>".
+    # 5. token: value, authorization: value, API key: value — a bare value only when it looks
+    # generated, so prose such as "the token: is invalid" or "token: expired" survives. It
+    # may end where prose or markup closes around it too: "(token: abc123def456)",
+    # "<td>token: …</td>".
     _Rule(
-        _key(_WORD_KEYS, _COLON) + rf"(?:{_CREDENTIAL})(?![^\s\"'&,;}}\])<>])",
-        ("token", "auth"),
+        _key(f"{_WORD_KEYS}|{_SPACED_KEYS}", _COLON) + rf"(?:{_CREDENTIAL})(?![^\s\"'&,;}}\])<>])",
+        ("token", "auth", "key", "secret"),
         fold=True,
     ),
     # 6. JSON Web Tokens: three base64url segments, the first one a JSON object. When the
@@ -742,6 +809,32 @@ REDACTIONS: tuple[_Rule, ...] = (
         ("pass", "pwd", "secret", "key", "token", "auth"),
         fold=True,
     ),
+    # 30. A command line's flag (mysql --password …, --api-key …): a quoted value, or a
+    # generated-looking one ("--password is required" stays).
+    _Rule(
+        rf"""(--(?:[a-z0-9]{{1,32}}-){{0,3}}(?:{_STRONG_KEYS}|{_WORD_KEYS})\s+)"""
+        rf"""(?:{_QUOTED_VALUE}|{_CREDENTIAL}(?![^\s"'&,;}}\])<>]))""",
+        ("--",),
+        fold=True,
+    ),
+    # 31. An HTML form's password field echoed in text that is no markup page (<input
+    # type="password" value="…">, or named like a credential): its value attribute.
+    _Rule(
+        r"""(<input\b(?=[^<>]*?\b(?:type|name|id)\s*=\s*\\*+["']?[a-z0-9_.\-]*?"""
+        r"""(?:passw(?:or)?d|secret|token|api[_-]?key))[^<>]*?\bvalue\s*=\s*)"""
+        rf"""(?:{_QUOTED_VALUE}|(?!{_DONE})[^\s"'<>=\\]++)""",
+        ("<input",),
+        fold=True,
+    ),
+    # 32. A two-string tuple on its own whose first names a key (str() of ValueError("token",
+    # "…"), a pair in a log line): a generated-looking second string only, so that a tuple of
+    # field names (('password', 'email')) stays.
+    _Rule(
+        rf"""(\(\s*['"]{_NAMED}['"]\s*,\s*['"])(?:{_CREDENTIAL})(?=['"]\s*\))""",
+        ("pass", "pwd", "secret", "key", "token", "auth"),
+        fold=True,
+        requires="(",
+    ),
 )
 """SPEC 7.4's redaction rules, in their order."""
 # Which rules run at all is decided by cheap necessary conditions, tested on the
@@ -763,10 +856,10 @@ _KEY_WORDS = {
     "sig": "sig(?:nature)?",
     "cookie": "cookie",
 }
-_SEPARATOR = r"""\b(?:\\*+["'])?\s*(?:[:=,]|%3[ad]|\\u003[ad])"""
+_SEPARATOR = r"""\b(?:\\*+["'])?\s*(?:[:=,]|%3[ad]|%253[ad]|\\u003[ad])"""
 # Keys that are names only before "=" (SIGNED): "signature: invalid" must not open rule 2.
 _EQUALS_ONLY = frozenset({"sig"})
-_EQUALS_SEPARATOR = r"""\b(?:\\*+["'])?\s*(?:=|%3d|\\u003d)"""
+_EQUALS_SEPARATOR = r"""\b(?:\\*+["'])?\s*(?:=|%3d|%253d|\\u003d)"""
 # (pattern, searched in the text rather than the lower-cased copy, a substring every match
 # starts with, the literals of the rules it opens).
 _FAMILIES: tuple[tuple[re.Pattern[str], bool, str, tuple[str, ...]], ...] = (
@@ -784,6 +877,13 @@ _FAMILIES: tuple[tuple[re.Pattern[str], bool, str, tuple[str, ...]], ...] = (
     *(
         (re.compile(re.escape(start) + _EQUALS_SEPARATOR, re.ASCII), False, start, (start,))
         for start in _CODE_STARTS
+    ),
+    # Rule 30's flag: "--" with a key word after it and its name's other words.
+    (
+        re.compile("--(?:[a-z0-9]{1,32}-){0,3}(?:pass|pwd|secret|key|token|auth)"),
+        False,
+        "--",
+        ("--",),
     ),
     # Rule 26's element: "<" starts every tag, a credential-named one is rare.
     (re.compile(rf"<{_SECRET_TAG}(?:\s|>)", re.ASCII), False, "<", ("<",)),

@@ -101,6 +101,21 @@ HOSTILE_UNITS = (
     "[('password', '",
     "(('token', ",
     "password%3a",
+    # rules 30 and 31, spaced keys, tuples and calls under a key, double percent-encoding
+    "--password ",
+    "--token a1",
+    "--a-b-c-token ",
+    "<input type=password ",
+    "<input type=password value=",
+    "<input value=",
+    "api key: ",
+    "access token: a1",
+    "{'token': (",
+    "token: a(",
+    "xpwd%253d",
+    "%253fcode%253d",
+    "('password', 'a1",
+    "('token', '",
 )
 HOSTILE = ("xpwd:" * 1700)[: quote.SCAN_WINDOW]
 
@@ -125,6 +140,10 @@ class _Counted:
     def finditer(self, string: str, pos: int = 0) -> Iterator[re.Match[str]]:
         self.work[0] += len(string) - pos
         return self.pattern.finditer(string, pos)
+
+    def sub(self, replacement: str, string: str) -> str:
+        self.work[0] += len(string)
+        return self.pattern.sub(replacement, string)
 
 
 @pytest.fixture
@@ -399,3 +418,41 @@ def test_structured_values_are_scanned_once(unit: str, monkeypatch: pytest.Monke
     small, large = work(2000), work(4000)
     assert 0 < large <= 2.2 * small + 64, unit
     assert large <= 4 * 4000, unit
+
+
+# SPEC 7.3 step 3's YAML passes, on text with line breaks: keys without a block, blocks one
+# inside another, a long block, keys at the same column.
+YAML_UNITS = (
+    "password:\n",
+    "password: # c\n",
+    "token:\n  x: a1\n",
+    " password:\n",
+    "- token:\n- auth:\n",
+    "ValueError: token:\n",
+    "password: a b\n",
+    "xpassword:\n  \n",
+)
+
+
+@pytest.mark.parametrize("unit", YAML_UNITS)
+def test_the_yaml_passes_work_doubles_when_the_text_doubles(
+    unit: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    work = [0]
+    for name in ("_YAML_PARENT", "_LINE_END", "_YAML_LINE"):
+        counted = _Counted(getattr(quote, name), work)
+        monkeypatch.setattr(quote, name, counted)
+
+    def measure(text: str) -> int:
+        work[0] = 0
+        quote.yaml_lines(text)
+        return work[0]
+
+    small, large = _repeated(unit, 2000), _repeated(unit, 4000)
+    assert measure(large) <= 2.2 * measure(small) + 64, unit
+
+
+def test_a_nested_yaml_block_is_read_once() -> None:
+    """Indentation that deepens line by line: one block, every line read once."""
+    text = "".join(" " * depth + "password:\n" for depth in range(2000)) + "x: 1"
+    assert quote.yaml_lines(text) == f"password: {quote.REDACTED}\nx: 1"

@@ -2,6 +2,7 @@
 
 import json
 import re
+from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -75,7 +76,22 @@ def test_delta_seconds_exact(seconds: int) -> None:
     assert out.to_dict().get("retry_after_seconds", 0) == seconds
 
 
-@given(body=st.text(min_size=1, max_size=300).filter(lambda t: t.strip() and t.isprintable()))
+def _invisible() -> frozenset[int]:
+    """SPEC 7.3 step 2's invisible characters, from the table shipped for ports."""
+    shipped = Path(__file__).parent.parent / "spec" / "quoting.json"
+    ranges = json.loads(shipped.read_text(encoding="utf-8"))["invisible"]
+    return frozenset(point for low, high in ranges for point in range(low, high + 1))
+
+
+_INVISIBLE = _invisible()
+
+
+def _shown(text: str) -> bool:
+    """Printable text of which something is left once step 2 removes the invisible."""
+    return text.isprintable() and any(ord(c) not in _INVISIBLE and not c.isspace() for c in text)
+
+
+@given(body=st.text(min_size=1, max_size=300).filter(_shown))
 def test_plain_text_is_quoted(body: str) -> None:
     """Ordinary printable one-line text appears in the hint (modulo spacing and redaction)."""
     hint = from_status(400, body).llm_hint

@@ -148,6 +148,46 @@ SHAPES = [
     ),
     # prose after a comma is no cookie (the comma itself is a cookie character)
     ("Set-Cookie: a=1, then retry", f"Set-Cookie: {R} then retry"),
+    # the block under a secret's YAML key (SPEC 7.3 step 3): a nested mapping, a value after
+    # a comment, a folded scalar, under a word key, after an exception's type
+    ("api_key:\n  id: a\n  secret_value: x\n  value: hunter2zz", f"api_key: {R}"),
+    ("password:\n  user: a\n  value: hunter2zz\nhost: db", f"password: {R} host: db"),
+    ("client_secret:\n  kind: x\n  data: hunter2zz", f"client_secret: {R}"),
+    ("password: # prod db\n  hunter2zz", f"password: {R}"),
+    ("password: # c\n  |\n  hunter2zz", f"password: {R}"),
+    ("x: 1\npassword: >-\n  a b\n  c\nuser: y", f"x: 1 password: {R} user: y"),
+    ("token:\n  access: hunter2zz\n\nother: 1", f"token: {R} other: 1"),
+    ("token: \n  value: hunter2zz", f"token: {R}"),
+    ("auth:\r\n  bearer: hunter2zz\r\nok: 1", f"auth: {R} ok: 1"),
+    ("spec:\n  secret:\n    data:\n      value: hunter2zz\nkind: x", f"spec: secret: {R} kind: x"),
+    ("ValueError: token:\n  access: hunter2zz\n", f"ValueError: token: {R}"),
+    # ... but a list item's next key at the key's own column is no child
+    ("- token:\n  name: build\n- user: bob", "- token: name: build - user: bob"),
+    # strong keys written as words: a quoted value, or a generated-looking one
+    ('{"api key":"hunter2zz"}', f'{{"api key":"{R}"}}'),
+    ("secret key: hunter2zz", f"secret key: {R}"),
+    ("API key: hunter2zz", f"API key: {R}"),
+    ("the access token: 'correct horse'", f"the access token: '{R}'"),
+    # a command line's flags
+    ("mysql --password hunter2zz -h db", f"mysql --password {R} -h db"),
+    ("run --api-key abcdef123456", f"run --api-key {R}"),
+    ('run --client-secret "a b c"', f'run --client-secret "{R}"'),
+    # an HTML password field in text that is no markup page
+    (
+        'x <input type="password" name="password" value="hunter2zz"> y',
+        f'x <input type="password" name="password" value="{R}"> y',
+    ),
+    ("x <input name=api_key value=abc> y", f"x <input name=api_key value={R}> y"),
+    # a tuple or call in a repr under a key
+    ("{'Authorization': ('Bearer', 'hunter2zz')}", f"{{'Authorization': {R}}}"),
+    ("{'token': SecretStr('hunter2zz')}", f"{{'token': {R}}}"),
+    # a two-string tuple on its own (str() of an exception with two arguments)
+    ("('password', 'hunter2zz')", f"('password', '{R}')"),
+    ('ValueError: ("api_key", "abcdef123456")', f'ValueError: ("api_key", "{R}")'),
+    # percent-encoded twice
+    ("password%253Dhunter2zz", f"password%253D{R}"),
+    ("a%253Fapi_key%253Dabc&b", f"a%253Fapi_key%253D{R}&b"),
+    ("q%253Dsk-abcdefghijklmnopqrstu1234 x", f"q%253D{R} x"),
 ]
 
 PROSE = [
@@ -174,6 +214,16 @@ PROSE = [
     '{"missing": ["password", "email"]}',
     '{"name": "password", "type": "string"}',
     "x%20sky-high task-abcdefghijklmnopqrstu",
+    "Your API key: is invalid",
+    "The access token: expired",
+    "option --password is required",
+    "error: argument --token: expected one argument",
+    "use --api-key or set OPENAI_API_KEY",
+    'x <input type="text" name="user" value="bob"> y',
+    "Missing field: token:",
+    "{'token': (1, 2)}",
+    "('password', 'email')",
+    "('token', 'expired')",
 ]
 
 
