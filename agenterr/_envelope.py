@@ -373,7 +373,11 @@ _PAYMENT_REFUSED = frozenset({"refused", "declined"})
 
 
 _WRAPPERS = ("result", "response")
-"""Members that wrap a whole reply one level down (SPEC 12.16 step 7)."""
+"""Members that wrap a whole reply one level down (SPEC 12.16 step 8)."""
+_STATUS_MEMBERS = ("statusCode", "status_code", "httpStatus", "http_status", "status")
+"""Members that carry the HTTP status of a failure reported inside a 2xx (SPEC 12.16 step 5):
+a gateway or framework that always answers 200 writes the real status into the body."""
+_DIGITS = re.compile(r"[0-9]{1,9}")
 
 
 def _reply_error(
@@ -390,7 +394,7 @@ def _reply_error(
         return _bulk(document.get("items"), scopes)
     if _resource_state(document):
         return None
-    found = _reply_shape(document, payload, scopes)
+    found = _reply_shape(document, payload, scopes, nested=nested)
     if found is not None or nested:
         return found
     for key in _WRAPPERS:
@@ -401,9 +405,10 @@ def _reply_error(
 
 
 def _reply_shape(
-    document: dict[str, Any], payload: object, scopes: _Scopes
+    document: dict[str, Any], payload: object, scopes: _Scopes, *, nested: bool
 ) -> _Failure | _Found | None:
-    """Steps 2 to 6 of SPEC 12.16 on one object."""
+    """Steps 2 to 7 of SPEC 12.16 on one object (``nested``: one level down in
+    ``payload``)."""
     status = document.get("status")
     if isinstance(status, str) and _key(status) in _FAILED_STATUS:
         return _api_error(document, payload, scopes, status)
@@ -419,11 +424,22 @@ def _reply_shape(
     ):
         return _api_error(document, payload, scopes)  # a false flag beside its reason
     error = document.get("error")
+    said = (isinstance(message, str) and message.strip()) or (
+        isinstance(error, str) and error.strip()
+    )
+    for key in _STATUS_MEMBERS if said else ():
+        number = _integer(document.get(key))
+        if number is not None and 400 <= number <= 599:
+            # The body as given (quoted as written), or the wrapped reply it stands for.
+            body = document if nested else payload
+            outcome = status_outcome(number, body, None, None, None, rules=scopes)
+            if isinstance(outcome, Failure):  # a 4xx/5xx always is
+                return _Found(outcome, f" (reply status {number})")
     if (isinstance(error, str) and error.strip()) or (
         isinstance(error, dict) and any(_text(error.get(k)) for k in ("message", "code", "type"))
     ):
         return _api_error(document, payload, scopes)
-    code = _integer(document.get("code"))
+    code = _code(document.get("code"))
     if (
         code is not None
         and code != 0
@@ -434,6 +450,13 @@ def _reply_shape(
     ):
         return _api_error(document, payload, scopes)
     return None
+
+
+def _code(value: object) -> int | None:
+    """A reply's ``code``: an integer, or a string of 1 to 9 ASCII digits ("40001")."""
+    if isinstance(value, str) and _DIGITS.fullmatch(value):
+        return int(value)
+    return _integer(value)
 
 
 def _resource_state(document: dict[str, Any]) -> bool:
