@@ -285,17 +285,38 @@ def _text_payload(payload: object, scopes: _Scopes) -> _Failure | _Found | None:
         return None
     text, whole = prefix
     if json_start(text) in ("{", "["):
-        if not whole:
-            return None  # a document cut short does not parse: not read at all
-        document = parse_json(text)
+        # A document cut short does not parse: not read as one.
+        document = parse_json(text) if whole else None
         if isinstance(document, dict):
             return _document(document, payload, scopes)
         if isinstance(document, list):
             return _batch(document, scopes)
-        return None
+        return _json_lines(text, whole, scopes) if document is None else None
     if json_start(text) == "<":
         return _xml_error(text, scopes)
     return _event_stream(text, whole, scopes)
+
+
+def _json_lines(text: str, whole: bool, scopes: _Scopes) -> _Failure | _Found | None:
+    """Line-delimited JSON (JSON Lines, NDJSON: a model server's streamed reply), SPEC 12.17:
+    when each of its first 16 non-blank lines is an object, the first whose reading reports
+    a failure; the last line of a cut prefix is not read."""
+    lines = [line for line in _LINE_BREAK.split(text) if line.strip(_JSON_SPACE)]
+    if not whole:
+        lines = lines[:-1]
+    documents: list[tuple[dict[str, Any], str]] = []
+    for line in lines[:MAX_ITEMS]:
+        document = parse_json(line)
+        if not isinstance(document, dict):
+            return None  # not line-delimited JSON
+        documents.append((document, line))
+    if len(documents) < 2:
+        return None  # one value on one line would have parsed as the whole text
+    for document, line in documents:
+        found = _document(document, line, scopes)
+        if found is not None:
+            return found
+    return None
 
 
 _XML_ERROR_ROOT = re.compile(r"<(?:Error|ErrorResponse)[ \t\r\n>]")
