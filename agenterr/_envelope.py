@@ -388,6 +388,10 @@ _LIFECYCLE = frozenset(
 """Normalised ``status``/``state`` values that end a job's life (a prediction, a batch, a
 build, an execution). Without a ``message`` beside them they describe the resource the call
 fetched, not the call: the GET worked, and its data says the job failed (SPEC 12.16 step 0)."""
+_RESULT_MEMBERS = ("result", "ack", "Ack")
+"""Members whose word may report the call's failure beside its message (Zulip's ``result``,
+eBay's ``Ack``), SPEC 12.16 step 2."""
+_FAILED_RESULT = frozenset({"error", "failed", "failure", "fail"})
 _REFUSED = frozenset({"refused", "declined", "error", "cancelled"})
 """Normalised payment ``resultCode`` values that report a failure (Adyen, Authorize.net)."""
 _PAYMENT_REFUSED = frozenset({"refused", "declined"})
@@ -433,29 +437,33 @@ def _reply_shape(
     status = document.get("status")
     if isinstance(status, str) and _key(status) in _FAILED_STATUS:
         return _api_error(document, payload, scopes, status)
+    message = document.get("message", document.get("msg"))
+    error = document.get("error")
+    said = (isinstance(message, str) and message.strip()) or (
+        isinstance(error, str) and error.strip()
+    )
+    for key in _RESULT_MEMBERS if said else ():
+        word = document.get(key)
+        if isinstance(word, str) and _key(word) in _FAILED_RESULT:
+            return _api_error(document, payload, scopes, word)
     outcome = document.get("messages")
     result = document.get("resultCode")
     if result is None and isinstance(outcome, dict):
         result = outcome.get("resultCode")
     if isinstance(result, str) and _key(result) in _REFUSED:
         return _payment(document, payload, scopes, result)
-    message = document.get("message", document.get("msg"))
     if (document.get("success") is False or document.get("status") is False) and (
         _text(message).strip() or _text(document.get("error")).strip()
     ):
         return _api_error(document, payload, scopes)  # a false flag beside its reason
-    error = document.get("error")
-    said = (isinstance(message, str) and message.strip()) or (
-        isinstance(error, str) and error.strip()
-    )
     for key in _STATUS_MEMBERS if said else ():
         number = _integer(document.get(key))
         if number is not None and 400 <= number <= 599:
             # The body as given (quoted as written), or the wrapped reply it stands for.
             body = document if nested else payload
-            outcome = status_outcome(number, body, None, None, None, rules=scopes)
-            if isinstance(outcome, Failure):  # a 4xx/5xx always is
-                return _Found(outcome, f" (reply status {number})")
+            failed = status_outcome(number, body, None, None, None, rules=scopes)
+            if isinstance(failed, Failure):  # a 4xx/5xx always is
+                return _Found(failed, f" (reply status {number})")
     if (isinstance(error, str) and error.strip()) or (
         isinstance(error, dict) and any(_text(error.get(k)) for k in ("message", "code", "type"))
     ):
