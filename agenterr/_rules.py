@@ -827,6 +827,7 @@ _OPENROUTER = "https://openrouter.ai/docs/api-reference/errors"
 _ASSEMBLY = "https://www.assemblyai.com/docs/api-reference/overview"
 _PLAYWRIGHT = "https://playwright.dev/docs/api/class-timeouterror"
 _NODE = "https://nodejs.org/api/errors.html#common-system-errors"
+_BINANCE = "https://developers.binance.com/docs/binance-spot-api-docs/rest-api/limits"
 
 
 def _general(
@@ -1016,6 +1017,9 @@ GENERAL: tuple[Rule, ...] = (
         ),
         ("ratelimit", "throttl", "toomanyrequests", "slowdown"),
     ),
+    # Request-weight limits, also in the 418 of the automatic IP ban that follows ignored
+    # 429s (Binance sends it with Retry-After: back off and come back, as after a 429).
+    *_general(_T, _BINANCE, ("request weight",)),
     # Timeouts.
     *_general(
         _TO,

@@ -317,8 +317,10 @@ _MESSAGE_KEYS = (
     "error_description",
     "error_message",
     "errorMessage",
+    "msg",
 )
-"""Top-level members read as messages: OAuth 2.0's ``error_description`` (RFC 6749, 5.2)."""
+"""Top-level members read as messages: OAuth 2.0's ``error_description`` (RFC 6749, 5.2),
+and ``msg`` beside a numeric ``code`` (Binance, Zulip and many others)."""
 
 
 def _from_document(document: object, problem_json: bool) -> Signals:
