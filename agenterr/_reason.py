@@ -66,6 +66,7 @@ RULES: dict[str, str] = {
     "user-rule": "a user identifier, phrase or field rule (SPEC 11.11)",
     "r-ratelimit-headers": "rate-limit state on a 400 or 403 (SPEC 11.6)",
     "r-conflict-retry-after": "a 409 with a wait (SPEC 11.6)",
+    "r-too-large-retry-after": "a 413 with a wait (SPEC 11.6)",
     "r-long-wait": "a wait too long for a retry (SPEC 11.7)",
     "r-should-retry": "the server's x-should-retry advice (SPEC 11.9)",
     # transport exceptions (SPEC 4)

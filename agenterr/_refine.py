@@ -94,6 +94,10 @@ def _header_rule(
     elif status == 409 and retry_after is not None:
         # r-conflict-retry-after: the server says when the identical request will pass
         return reason("r-conflict-retry-after", f"a wait of {retry_after:g} s", code)
+    elif status == 413 and retry_after is not None:
+        # r-too-large-retry-after: RFC 9110 15.5.14, a Retry-After says the refusal is
+        # temporary (the server cannot take the request now, not ever)
+        return reason("r-too-large-retry-after", f"a wait of {retry_after:g} s", code)
     return None
 
 
@@ -156,7 +160,8 @@ def refine(  # noqa: PLR0917 - internal, called positionally on the hot path
             header_reason = _header_rule(status, code, view, retry_after)
             if header_reason is not None:
                 why = header_reason
-                code, quota = Code.UNAVAILABLE if status == 409 else Code.RATE_LIMITED, False
+                code = Code.UNAVAILABLE if status in (409, 413) else Code.RATE_LIMITED
+                quota = False
         if code.retryable and retry_after is None:
             retry_after = delay_after(
                 view, signals.retry_delay, now, rate_limited=code is Code.RATE_LIMITED

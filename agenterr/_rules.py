@@ -430,6 +430,15 @@ def layers(call: object = None, decorator: RuleSet | None = None) -> tuple[RuleS
 _AWS = "https://docs.aws.amazon.com/general/latest/gr/api-retries.html"
 _AWS_S3 = "https://docs.aws.amazon.com/AmazonS3/latest/API/ErrorResponses.html"
 _AWS_SNS = "https://docs.aws.amazon.com/sns/latest/api/API_Publish.html"
+_DYNAMODB = (
+    "https://docs.aws.amazon.com/botocore/latest/reference/services/dynamodb/client/"
+    "exceptions/ReplicatedWriteConflictException.html"
+)
+_CLOUDDIRECTORY = (
+    "https://docs.aws.amazon.com/botocore/latest/reference/services/clouddirectory/client/"
+    "exceptions/RetryableConflictException.html"
+)
+_OAUTH = "https://www.rfc-editor.org/rfc/rfc6749#section-4.1.2.1"
 _GOOGLE = "https://google.aip.dev/193"
 _GRPC = "https://grpc.github.io/grpc/core/md_doc_statuscodes.html"
 _AZURE = (
@@ -611,6 +620,13 @@ BUILTIN: tuple[Rule, ...] = (
     *_identifiers(_B, _STRIPE, ("idempotency_key_in_use", "lock_timeout")),
     *_identifiers(_B, _SLACK, ("internal_error", "service_unavailable")),
     *_identifiers(_B, _K8S, ("ServerTimeout",)),
+    # A write that met another Region's (DynamoDB global tables) or an earlier one still
+    # propagating: the SDKs mark both safe to retry.
+    *_identifiers(_B, _DYNAMODB, ("ReplicatedWriteConflictException",)),
+    *_identifiers(_B, _CLOUDDIRECTORY, ("RetryableConflictException",)),
+    # OAuth 2.0's codes for a 500 and a 503 that a redirect cannot carry as a status (RFC
+    # 6749 4.1.2.1); OpenAI's error type for its own failures is the first.
+    *_identifiers(_B, _OAUTH, ("server_error", "temporarily_unavailable")),
     # r-missing
     *_identifiers(_M, _GRPC, ("NOT_FOUND",)),
     *_identifiers(_M, _K8S, ("NotFound",)),
@@ -737,14 +753,6 @@ BUILTIN: tuple[Rule, ...] = (
         scope="envelope",
         source=_ANTHROPIC,
         reason="The request must shrink.",
-    ),
-    Rule(
-        "identifier",
-        "server_error",
-        _B,
-        scope="envelope",
-        source=_OPENAI,
-        reason="A server error: retry after a brief wait.",
     ),
     # Annex A.4: phrases of error bodies, for the distinctions some providers make only in
     # prose (the engine applies them under the conditions of A.4).

@@ -30,6 +30,7 @@ from ._status import as_status
 __all__ = [
     "CREDENTIALS",
     "SDK_TABLE",
+    "SIGN_IN",
     "SLACK",
     "TIMEOUT",
     "WRAPPER",
@@ -116,11 +117,49 @@ def _azure(exc: BaseException) -> Parts | None:
     return status, headers, body
 
 
+# google-api-core's exception classes and the gRPC codes they stand for. Its
+# ``grpc_status_code`` is None when grpcio is not installed, and some classes (DataLoss,
+# Unknown) have no HTTP ``code``: the class then says which code it is, and the code's HTTP
+# status (google.rpc.Code's mapping) stands in for the missing one.
+_GOOGLE_GRPC: Mapping[str, tuple[str, int]] = {
+    "Cancelled": ("CANCELLED", 499),
+    "Unknown": ("UNKNOWN", 500),
+    "InvalidArgument": ("INVALID_ARGUMENT", 400),
+    "DeadlineExceeded": ("DEADLINE_EXCEEDED", 504),
+    "NotFound": ("NOT_FOUND", 404),
+    "AlreadyExists": ("ALREADY_EXISTS", 409),
+    "PermissionDenied": ("PERMISSION_DENIED", 403),
+    "ResourceExhausted": ("RESOURCE_EXHAUSTED", 429),
+    "FailedPrecondition": ("FAILED_PRECONDITION", 400),
+    "Aborted": ("ABORTED", 409),
+    "OutOfRange": ("OUT_OF_RANGE", 400),
+    "MethodNotImplemented": ("UNIMPLEMENTED", 501),
+    "InternalServerError": ("INTERNAL", 500),
+    "ServiceUnavailable": ("UNAVAILABLE", 503),
+    "DataLoss": ("DATA_LOSS", 500),
+    "Unauthenticated": ("UNAUTHENTICATED", 401),
+}
+
+
+def _google_grpc(exc: BaseException) -> tuple[str, int] | None:
+    """The gRPC code of a google-api-core exception, by its ``grpc_status_code`` or else
+    by the first of its classes that names one, with that code's HTTP status."""
+    name = short_text(attr(attr(exc, "grpc_status_code"), "name"))
+    for cls in type(exc).__mro__:
+        found = _GOOGLE_GRPC.get(cls.__name__) if _package(cls) == "google" else None
+        if found is not None:
+            return (name or found[0]), found[1]
+    return (name, 500) if name else None
+
+
 def _google_api(exc: BaseException) -> Parts | None:
     # GoogleAPICallError: ``code`` is the HTTP status (a class attribute), ``response`` a
     # requests response over HTTP or a gRPC call; errors and details are parsed JSON over
     # HTTP and protobuf messages over gRPC.
     status = attr(exc, "code")
+    grpc = _google_grpc(exc)
+    if status is None and grpc is not None:
+        status = grpc[1]
     response = attr(exc, "response")
     headers = None
     if response is not None and callable(attr(response, "json")):  # a requests response
@@ -134,9 +173,8 @@ def _google_api(exc: BaseException) -> Parts | None:
     message = short_text(attr(exc, "message"))
     if message:
         error["message"] = message
-    grpc = short_text(attr(attr(exc, "grpc_status_code"), "name"))
-    if grpc:
-        error["status"] = grpc
+    if grpc is not None:
+        error["status"] = grpc[0]
     errors = [e for e in _listed(exc, "errors") if isinstance(e, dict)]
     if errors:
         error["errors"] = errors
@@ -199,6 +237,7 @@ def _google_detail(detail: object) -> dict[str, object] | None:
 SLACK = "slack"  # response.status_code/.headers/.data; ok:false inside a 2xx is an envelope
 CREDENTIALS = "credentials"  # google-auth: cannot find or refresh credentials
 WRAPPER = "wrapper"  # a transport error keeping the client's own one in an attribute
+SIGN_IN = "sign-in"  # azure-core: its response when it has one, else refused credentials
 TIMEOUT = "timeout"  # a wrapper that says the time ran out
 _READERS: Mapping[str, Callable[[BaseException], Parts | None]] = {
     "pygithub": _pygithub,
@@ -208,6 +247,7 @@ _READERS: Mapping[str, Callable[[BaseException], Parts | None]] = {
     "genai": _genai,
     "githubkit": _githubkit,
     "azure": _azure,
+    SIGN_IN: _azure,
     "google-api": _google_api,
 }
 SDK_TABLE: Mapping[str, Mapping[str, str]] = {
@@ -222,6 +262,7 @@ SDK_TABLE: Mapping[str, Mapping[str, str]] = {
     # azure-core: status_code, response, error.code; the transport errors keep the failure
     # in inner_exception (their args hold only its text).
     "azure": {
+        "ClientAuthenticationError": SIGN_IN,
         "HttpResponseError": "azure",
         "ServiceRequestTimeoutError": TIMEOUT,
         "ServiceResponseTimeoutError": TIMEOUT,

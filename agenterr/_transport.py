@@ -30,7 +30,16 @@ from ._reason import Reason, reason
 from ._responses import response_parts
 from ._retry_after import Clock
 from ._rules import Rules, RuleSet, layers
-from ._sdk import CREDENTIALS, SLACK, TIMEOUT, WRAPPER, carried_parts, sdk_kind, sdk_parts
+from ._sdk import (
+    CREDENTIALS,
+    SIGN_IN,
+    SLACK,
+    TIMEOUT,
+    WRAPPER,
+    carried_parts,
+    sdk_kind,
+    sdk_parts,
+)
 from ._shared import BoundedCache, attr
 from ._taxonomy import Code
 
@@ -442,7 +451,8 @@ def _sdk_outcome(
 
     Slack's ``SlackApiError`` with a 2xx is the envelope it was raised for (``ok: false``)
     and is read by :func:`~agenterr._envelope.from_envelope`; google-auth credential errors
-    give UNAUTHORIZED (UNAVAILABLE when the library calls them retryable); a transport
+    give UNAUTHORIZED (UNAVAILABLE when the library calls them retryable), and so does
+    azure-core's authentication error when it carries no response; a transport
     wrapper is classified by the failure it wraps; every other row gives its
     ``(status, headers, body)`` to the status rules.
     """
@@ -474,7 +484,9 @@ def _sdk_outcome(
         return _sdk_wrapped(exc, original, now, rules)
     parts = sdk_parts(exc)
     if parts is None:
-        return None
+        # azure-core's ClientAuthenticationError without a response: a credential (or
+        # token) source refused before any request was sent
+        return _credentials(exc, original) if kind == SIGN_IN else None
     status, headers, body = parts
     return status_outcome(status, body, headers, now, original, rules=rules, host=exc)
 

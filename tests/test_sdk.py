@@ -7,9 +7,10 @@ exceptions that borrow an SDK's class and module names.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
+from azure.core.exceptions import ClientAuthenticationError
 from botocore.exceptions import ClientError, EndpointConnectionError, ReadTimeoutError
 from google.api_core import exceptions as google_exceptions
 from google.auth import exceptions as auth_exceptions
@@ -53,6 +54,47 @@ def test_grpc_error_info_reason_decides() -> None:
     assert from_error(google_exceptions.BadRequest("bad", error_info=info)).code is (
         Code.UNAUTHORIZED
     )
+
+
+@pytest.mark.parametrize(
+    ("error", "code", "status"),
+    [
+        # no grpcio here: grpc_status_code is None, and DataLoss has no HTTP code either
+        (google_exceptions.DataLoss("checksum mismatch"), Code.UNKNOWN, 500),
+        (google_exceptions.Aborted("transaction aborted"), Code.UNAVAILABLE, 409),
+        (google_exceptions.Cancelled("cancelled"), Code.TIMEOUT, 499),
+        (google_exceptions.Unknown("unknown"), Code.UNAVAILABLE, 500),
+    ],
+)
+def test_a_google_error_is_read_by_its_grpc_code(error: Exception, code: Code, status: int) -> None:
+    """The class names the gRPC code when the exception carries none (SPEC notes, peer
+    findings): DATA_LOSS is fatal, ABORTED a retry, CANCELLED the 499 row."""
+    outcome = from_error(error)
+    assert (outcome.code, outcome.status) == (code, status)
+
+
+class _AzureResponse:
+    status_code = 401
+    reason = "Unauthorized"
+    headers: ClassVar[dict[str, str]] = {"content-type": "application/json"}
+    content_type = "application/json"
+
+    def text(self, encoding: str | None = None) -> str:
+        return '{"error": {"code": "InvalidAuthenticationToken", "message": "expired"}}'
+
+    def body(self) -> bytes:
+        return self.text().encode()
+
+
+def test_an_azure_authentication_error_without_a_response_is_auth() -> None:
+    """azure-core raises ClientAuthenticationError from a credential before any request: no
+    retry fixes it. With a response it is that response."""
+    refused = from_error(ClientAuthenticationError("ManagedIdentityCredential: no token"))
+    assert refused.code is Code.UNAUTHORIZED
+    assert refused.reason is not None and refused.reason.rule == "sdk-credentials"
+    answered = from_error(ClientAuthenticationError(response=_AzureResponse()))
+    assert (answered.code, answered.status) == (Code.UNAUTHORIZED, 401)
+    assert answered.reason is not None and answered.reason.rule == "status-table"
 
 
 def test_grpc_status_without_details_keeps_the_table() -> None:
@@ -136,6 +178,7 @@ def _borrowed(module: str, name: str) -> type[Exception]:
         ("google.api_core.exceptions", "GoogleAPICallError"),
         ("githubkit.exception", "RequestFailed"),
         ("azure.core.exceptions", "HttpResponseError"),
+        ("azure.core.exceptions", "ClientAuthenticationError"),
         ("azure.core.exceptions", "ServiceRequestError"),
         ("slack_sdk.errors", "SlackApiError"),
         ("google.auth.exceptions", "RefreshError"),
