@@ -320,13 +320,18 @@ def _json_lines(text: str, whole: bool, scopes: _Scopes) -> _Failure | _Found | 
 
 
 _XML_ERROR_ROOT = re.compile(r"<(?:Error|ErrorResponse)[ \t\r\n>]")
+_XML_ACK = re.compile(r"<Ack>[ \t\r\n]*Failure[ \t\r\n]*</Ack>")
+"""An acknowledgement of failure (eBay's and PayPal's XML APIs answer 200 with it)."""
+_XML_ACK_MESSAGE = re.compile(r"<(LongMessage|ShortMessage)>([^<]{0,2048})</\1>")
+_XML_ACK_WINDOW = 8192
 
 
 def _xml_error(text: str, scopes: _Scopes) -> _Failure | None:
     """An XML error document in a 2xx (Amazon S3 documents that CopyObject and
-    CompleteMultipartUpload can fail after their 200): read as 11.2.1 reads XML."""
+    CompleteMultipartUpload can fail after their 200): read as 11.2.1 reads XML; or an XML
+    acknowledgement of failure, read by its messages."""
     if _XML_ERROR_ROOT.search(text, 0, 1024) is None:
-        return None
+        return _xml_ack(text)
     signals = read_signals(text)
     if not signals.identifiers:
         return None
@@ -335,6 +340,21 @@ def _xml_error(text: str, scopes: _Scopes) -> _Failure | None:
     code, quota = (verdict.code, verdict.quota) if verdict is not None else (Code.UNKNOWN, False)
     where = _named(" (XML error", signals.identifiers[0])
     return _Failure(code, where, snippet(text), quota)
+
+
+def _xml_ack(text: str) -> _Failure | None:
+    """``<Ack>Failure</Ack>`` in the first 8,192 code points (SPEC 12.16, XML): general
+    evidence over the first 8 long and short messages decides, else UNKNOWN."""
+    if _XML_ACK.search(text, 0, _XML_ACK_WINDOW) is None:
+        return None
+    found = _XML_ACK_MESSAGE.finditer(text, 0, _XML_ACK_WINDOW)
+    messages = [match[2] for match in itertools.islice(found, _MAX_ACK_MESSAGES)]
+    verdict = general_verdict(messages, ())
+    code, quota = (verdict.code, verdict.quota) if verdict is not None else (Code.UNKNOWN, False)
+    return _Failure(code, " (XML acknowledgement Failure)", snippet(text), quota)
+
+
+_MAX_ACK_MESSAGES = 8
 
 
 def _batch(members: list[Any], scopes: _Scopes) -> _Failure | _Found | None:
