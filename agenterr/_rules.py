@@ -836,6 +836,7 @@ _ASSEMBLY = "https://www.assemblyai.com/docs/api-reference/overview"
 _PLAYWRIGHT = "https://playwright.dev/docs/api/class-timeouterror"
 _NODE = "https://nodejs.org/api/errors.html#common-system-errors"
 _BINANCE = "https://developers.binance.com/docs/binance-spot-api-docs/rest-api/limits"
+_DRIVE = "https://developers.google.com/workspace/drive/api/guides/handle-errors"
 
 
 def _general(
@@ -915,6 +916,9 @@ GENERAL: tuple[Rule, ...] = (
         ("usagelimit", "spendinglimit", "paymentrequired"),
         quota=True,
     ),
+    # A full storage allowance: the owner must free space or buy more (Drive's
+    # storageQuotaExceeded; WebDAV servers answer 507 so).
+    *_general(_Q, _DRIVE, ("storage quota",), ("storagequota",), quota=True),
     *_general(
         _Q,
         _RECURLY,

@@ -809,9 +809,16 @@ _BY_FRAGMENT = {
 }
 
 
+_ACCOUNT_STATUSES = (500, 507)
+"""5xx statuses that claim no passing condition, on which a quota, balance or suspension
+still speaks (SPEC A.12): 502, 503 and 504 say the server is temporarily unable."""
+
+
 def _may_move(status: int, table: Code | None) -> bool:
     """Whether general evidence could move this status at all (see _general_allowed)."""
-    return 400 <= status <= 499 and status != 401 and table is not None
+    return (
+        (400 <= status <= 499 and status != 401) or status in _ACCOUNT_STATUSES
+    ) and table is not None
 
 
 def general_verdict(
@@ -915,10 +922,15 @@ def _general_allowed(
     failure may move anywhere; an auth failure (403, 402, …) only to a transient reading, to
     the quota wording, or to a content-policy block; a transient 4xx (408, 423, …) only to
     the auth class; a 429 only to a quota. A 5xx is the server's own failure: its words are
-    not evidence."""
-    if status == 401 or not 400 <= status <= 499 or table is None:
+    evidence only of the account (a quota, a balance, a suspension: no retry helps), and
+    only on a 500 or 507."""
+    if status == 401 or table is None:
         return False
     if verdict.quota and retry_after is not None and retry_after <= LONG_WAIT:
+        return False
+    if status in _ACCOUNT_STATUSES:
+        return verdict.code is Code.UNAUTHORIZED
+    if not 400 <= status <= 499:
         return False
     if status == 429:
         return verdict.quota

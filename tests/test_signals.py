@@ -116,8 +116,15 @@ _POLICY = Verdict(Code.INVALID_REQUEST, False, "moderation", True)
         (429, Code.RATE_LIMITED, _AUTH, None, False),
         (423, Code.UNAVAILABLE, _AUTH, None, True),
         (423, Code.UNAVAILABLE, _INVALID, None, False),
-        (500, Code.UNAVAILABLE, _AUTH, None, False),
+        # on a 500 or 507, the account's words only (SPEC 3.5); never on a 502-504
+        (500, Code.UNAVAILABLE, _AUTH, None, True),
+        (500, Code.UNAVAILABLE, _QUOTA, None, True),
+        (500, Code.UNAVAILABLE, _QUOTA, 30.0, False),
+        (500, Code.UNAVAILABLE, _BUSY, None, False),
+        (500, Code.UNAVAILABLE, _INVALID, None, False),
+        (507, Code.UNAVAILABLE, _QUOTA, None, True),
         (503, Code.UNAVAILABLE, _QUOTA, None, False),
+        (502, Code.UNAVAILABLE, _AUTH, None, False),
         (302, Code.UNKNOWN, _AUTH, None, False),
     ],
 )
