@@ -420,6 +420,7 @@ class Verdict(NamedTuple):
     generic: bool = False  # from a generic identifier (Google's error.status) alone
     source: str = "identifier"  # what was read, for the reason: "identifier", "phrase", …
     user: bool = False  # from one of the user's rules
+    word: str | None = None  # the general phrase or identifier part that decided
 
     @property
     def anchor(self) -> str:
@@ -800,11 +801,13 @@ _SHORT_WINDOW = re.compile(
 _IDENTIFIER_SHAPED = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 """A message that is itself an error code (Firebase's ``"message": "EMAIL_NOT_FOUND"``)."""
 _BY_PHRASE = {
-    k: Verdict(r.code, r.quota, k, True, source="general evidence")
+    k: Verdict(r.code, r.quota, k, True, source="general evidence", word=k)
     for k, r in GENERAL_PHRASES.items()
 }
 _BY_FRAGMENT = {
-    k: Verdict(r.code, r.quota, None, True, source=f"general evidence, identifier part '{k}'")
+    k: Verdict(
+        r.code, r.quota, None, True, source=f"general evidence, identifier part '{k}'", word=k
+    )
     for k, r in _GENERAL_FRAGMENTS.items()
 }
 
@@ -879,8 +882,9 @@ field, file or resource is named so as often as a condition is (``Movie credits 
 
 def moves_alone(verdict: Verdict) -> bool:
     """Whether ``verdict`` may change a failed status's class: anything but general
-    evidence that is one common word."""
-    return not (verdict.general and verdict.shown is not None and verdict.shown in COMMON_WORDS)
+    evidence that is one common word, as a phrase or as an identifier's part
+    (``team_locked``)."""
+    return not (verdict.general and verdict.word in COMMON_WORDS)
 
 
 _BY_KEY: BoundedCache[str, Verdict | None] = BoundedCache(4096)
