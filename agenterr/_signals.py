@@ -854,8 +854,56 @@ def general_verdict(
     for identifier in itertools.islice(itertools.chain(identifiers, shaped), MAX_IDENTIFIERS):
         if isinstance(identifier, str):
             best = _better(_fragments_verdict(_key(identifier)), best)
+    account = _account_verdict(lowered)
+    if account is not None:
+        # A concept outranks one common word it contains ("credits exhausted")
+        common = best is not None and best.word in COMMON_WORDS
+        best = account if common else _better(account, best)
     if best is not None and best.quota and _short_window(lowered):
         return _THROTTLED_GENERAL
+    return best
+
+
+# Account concepts (SPEC 11.12): an allowance of the account and a word saying it is spent
+# ("Your subscription has expired", "Credits exhausted", "not enough balance"), or a holder
+# of the account and a word saying it is held ("Organization has been suspended"), within
+# one clause of 40 characters at most. Words, not phrases: the providers' wordings vary.
+# Not "quota": a quota exceeded is as often a per-minute one (DashScope's 429), which the
+# quota facts and phrases of 11.2-11.5 tell apart.
+_ALLOWANCE = (
+    r"subscription|free trial|trial|budget|credits?|balance|billing|invoices?|"
+    r"spend(?:ing)? (?:cap|limit)|(?:your|the) plan|plan(?:'s)? limits?"
+)
+_SPENT = (
+    r"expired|exceeded|exhausted|ended|insufficient|overdue|past due|depleted|used up|"
+    r"r[au]n out|reached"
+)
+_LACKING = r"no|zero|not enough|out of"
+_HOLDER = r"account|organi[sz]ation|org|workspace|team|project|api access|api key|subscription"
+_HELD = r"suspended|deactivated|disabled|banned|blocked"
+_CLAUSE = r"[^.;!?\n]{0,40}?"
+_ACCOUNT = re.compile(
+    rf"(?<![a-z0-9])(?:(?:{_ALLOWANCE})(?![a-z0-9]){_CLAUSE}(?<![a-z0-9])(?:{_SPENT})"
+    rf"|(?:{_SPENT}|{_LACKING})(?![a-z0-9]){_CLAUSE}(?<![a-z0-9])(?:{_ALLOWANCE})"
+    rf"|(?:{_HOLDER})(?![a-z0-9]){_CLAUSE}(?<![a-z0-9])(?P<held>{_HELD}))(?![a-z0-9])"
+)
+_SPENT_ALLOWANCE = Verdict(
+    Code.UNAUTHORIZED, True, None, True, source="general evidence, an allowance spent"
+)
+_HELD_ACCOUNT = Verdict(
+    Code.UNAUTHORIZED, False, None, True, source="general evidence, an account held"
+)
+
+
+def _account_verdict(lowered: list[str]) -> Verdict | None:
+    """An account concept in the texts (outside echoes), the spent allowance first."""
+    best: Verdict | None = None
+    for text in lowered:
+        for match in _ACCOUNT.finditer(text):
+            if any(start < match.start() < end for start, end in _echoes(text)):
+                continue
+            found = _HELD_ACCOUNT if match.group("held") else _SPENT_ALLOWANCE
+            best = _better(found, best)
     return best
 
 
