@@ -64,6 +64,7 @@ from ._signals import (
     json_start,
     long_wait,
     lookup,
+    moves_alone,
     parse_json,
     phrase_verdict,
     read_signals,
@@ -418,7 +419,16 @@ _PAYMENT_REFUSED = frozenset({"refused", "declined"})
 
 
 _WRAPPERS = ("result", "response")
-"""Members that wrap a whole reply one level down (SPEC 12.16 step 8)."""
+"""Members that wrap a whole reply one level down (SPEC 12.16 step 9)."""
+_BOOKKEEPING = frozenset(
+    {"request_id", "requestId", "trace_id", "traceId", "timestamp", "time", "id"}
+)
+"""Members beside a lone message that carry no data of their own (SPEC 12.16 step 8)."""
+_MESSAGE_ALONE_GROUPS = frozenset(
+    {Code.UNAUTHORIZED, Code.RATE_LIMITED, Code.NOT_FOUND, Code.INVALID_REQUEST}
+)
+"""What a lone message may report: a 202's "in progress" or a job's "timed out" is news
+about work, not a failed call."""
 _STATUS_MEMBERS = ("statusCode", "status_code", "httpStatus", "http_status", "status")
 """Members that carry the HTTP status of a failure reported inside a 2xx (SPEC 12.16 step 5):
 a gateway or framework that always answers 200 writes the real status into the body."""
@@ -452,7 +462,7 @@ def _reply_error(
 def _reply_shape(
     document: dict[str, Any], payload: object, scopes: _Scopes, *, nested: bool
 ) -> _Failure | _Found | None:
-    """Steps 2 to 7 of SPEC 12.16 on one object (``nested``: one level down in
+    """Steps 2 to 8 of SPEC 12.16 on one object (``nested``: one level down in
     ``payload``)."""
     status = document.get("status")
     if isinstance(status, str) and _key(status) in _FAILED_STATUS:
@@ -498,7 +508,20 @@ def _reply_shape(
         and document.get("data") is None
     ):
         return _api_error(document, payload, scopes)
-    return None
+    return _message_alone(document, message, payload)
+
+
+def _message_alone(document: dict[str, Any], message: object, payload: object) -> _Failure | None:
+    """Step 8: a message standing where the data should be (``{"message": "Invalid API
+    key"}``), when general evidence in it names a failed call, and no common word alone."""
+    if not (isinstance(message, str) and message.strip()):
+        return None
+    if any(key not in _BOOKKEEPING and key not in ("message", "msg") for key in document):
+        return None
+    verdict = general_verdict((message[:_TEXT_CUT],), ())
+    if verdict is None or verdict.code not in _MESSAGE_ALONE_GROUPS or not moves_alone(verdict):
+        return None
+    return _Failure(verdict.code, " (reply message)", snippet(payload), verdict.quota)
 
 
 def _code(value: object) -> int | None:
