@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from agenterr import Class, Code, code_for_status, from_envelope, from_status, succeeded
+from agenterr import Class, Code, code_for_status, from_envelope, from_error, from_status, succeeded
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "corpus"
@@ -236,10 +236,11 @@ def test_readme_reports_the_current_shares() -> None:
     assert fresh in readme, fresh
 
 
-def _scored_misses(heading: str) -> set[str]:
-    """The entry ids of one table under "Held-out set B, as scored" in the corpus README."""
+def _scored_misses(heading: str, held_out: str = "B") -> set[str]:
+    """The entry ids of one table under "Held-out set B (or C), as scored" in the corpus
+    README."""
     text = (CORPUS / "README.md").read_text(encoding="utf-8")
-    section = text.split("## Held-out set B, as scored", 1)[1]
+    section = text.split(f"## Held-out set {held_out}, as scored", 1)[1]
     table = section.split(heading, 1)[1].split("\n\n", 2)[1]
     return set(re.findall(r"^\| `([a-z0-9-]+)` \|", table, re.MULTILINE))
 
@@ -263,8 +264,8 @@ def test_holdout_b_misses_are_the_scored_ones() -> None:
 # --- issue 21's sets: held-out set C (sealed) and the success corpus --------------------------
 
 HOLDOUT_C = _load("sealed/holdout_c.json")
-"""Transcribed blind for issue 21, from providers in no other file. Sealed: only its form is
-checked here; it is scored once, when issue 21's rules are final, and never used to tune."""
+"""Transcribed blind for issue 21, from providers in no other file; scored once (2026-12-07,
+SPEC 3.5) and never used to tune. Its misses are recorded in tests/corpus/README.md."""
 SUCCESSES = _load("success/success_a.json")
 """Documented successful 2xx responses, most of them shaped like failures (issue 21)."""
 
@@ -289,6 +290,23 @@ def test_holdout_c_form_and_breadth() -> None:
             assert entry["transport"]["text"] and entry["transport"]["runtime"]
         else:
             assert isinstance(entry["response"]["body"], str), entry["id"]
+
+
+def _relayed(entry: dict[str, Any]) -> Class | None:
+    """A held-out C entry's class: a response as agenterr reads it, or a transport text as a
+    tool relays it (the message of an exception)."""
+    if entry["kind"] == "transport":
+        return from_error(RuntimeError(entry["transport"]["text"])).class_
+    return reaction_of_agenterr(entry)
+
+
+def test_holdout_c_misses_are_the_scored_ones() -> None:
+    """Held-out set C was scored once; a change that fixes or breaks one of its entries must
+    say so in tests/corpus/README.md (and the entry then is no longer unseen for it)."""
+    wrong = {e["id"] for e in HOLDOUT_C if _relayed(e) is not Class(e["expected"]["class"])}
+    expected = _scored_misses("Failed HTTP responses, wrong class", "C")
+    expected |= _scored_misses("Inside a 2xx body, wrong class", "C")
+    assert wrong == expected
 
 
 def test_success_corpus_form_and_breadth() -> None:
