@@ -325,6 +325,7 @@ _XML_ACK = re.compile(r"<Ack>[ \t\r\n]*Failure[ \t\r\n]*</Ack>")
 """An acknowledgement of failure (eBay's and PayPal's XML APIs answer 200 with it)."""
 _XML_ACK_MESSAGE = re.compile(r"<(LongMessage|ShortMessage)>([^<]{0,2048})</\1>")
 _XML_ACK_WINDOW = 8192
+_MAX_ACK_MESSAGES = 8
 
 
 def _xml_error(text: str, scopes: _Scopes) -> _Failure | None:
@@ -353,9 +354,6 @@ def _xml_ack(text: str) -> _Failure | None:
     verdict = general_verdict(messages, ())
     code, quota = (verdict.code, verdict.quota) if verdict is not None else (Code.UNKNOWN, False)
     return _Failure(code, " (XML acknowledgement Failure)", snippet(text), quota)
-
-
-_MAX_ACK_MESSAGES = 8
 
 
 def _batch(members: list[Any], scopes: _Scopes) -> _Failure | _Found | None:
