@@ -899,8 +899,11 @@ def _account_verdict(lowered: list[str]) -> Verdict | None:
     """An account concept in the texts (outside echoes), the spent allowance first."""
     best: Verdict | None = None
     for text in lowered:
+        echoes: list[tuple[int, int]] | None = None  # found once, at the first match
         for match in _ACCOUNT.finditer(text):
-            if any(start < match.start() < end for start, end in _echoes(text)):
+            if echoes is None:
+                echoes = _echoes(text)
+            if any(start < match.start() < end for start, end in echoes):
                 continue
             found = _HELD_ACCOUNT if match.group("held") else _SPENT_ALLOWANCE
             best = _better(found, best)
