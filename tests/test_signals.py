@@ -267,3 +267,54 @@ def test_non_blank_is_what_removing_the_blanks_leaves(value: str) -> None:
     from agenterr._signals import PARSE_LIMIT, _non_blank
 
     assert _non_blank(value) is bool(SPACE.sub("", value[:PARSE_LIMIT]))
+
+
+# --- account concepts: SPEC 11.12's pattern and the package agree ------------------------
+
+
+def _spec_account_pattern() -> re.Pattern[str]:
+    """The pattern of SPEC 11.12's account concepts, built from SPEC.md's own text."""
+    from .spec_tables import SPEC
+
+    text = SPEC.read_text(encoding="utf-8")
+    section = text[text.index('<a id="r-general-account"></a>') :]
+    section = section[: section.index('<a id="r-general-common"></a>')]
+    codes = re.findall(r"`([^`]+)`", section)
+    pattern = next(code for code in codes if code.startswith("(?<![a-z0-9])(?:(?:ALLOW)"))
+    blocks = {}
+    for name in ("ALLOW", "SPENT", "LACK", "HOLDER", "HELD", "CLAUSE"):
+        found = re.search(rf"`{name}` is\s+`([^`]+)`", section)
+        assert found is not None, name
+        blocks[name] = found.group(1)
+    for name, block in blocks.items():
+        pattern = pattern.replace(name, block)
+    return re.compile(pattern)
+
+
+_ACCOUNT_SAMPLES = [
+    "Your subscription has expired",
+    "Credits exhausted for this workspace",
+    "not enough balance to run this job",
+    "your plan's limits were reached",
+    "Organization has been suspended",
+    "the free trial ended yesterday",
+    "invoice is past due",
+    "Spend cap reached",
+    "api key was disabled by an admin",
+    "The execution plan reached the maximum depth",
+    "Allocated quota exceeded, please increase your quota limit.",
+    "account not found",
+    "subscription id is required",
+    "project closed. trial",
+    "Payment amount exceeded the maximum",
+]
+
+
+@pytest.mark.parametrize("message", _ACCOUNT_SAMPLES)
+def test_the_account_concepts_are_the_spec_pattern(message: str) -> None:
+    """A message the SPEC pattern matches gets an account reading, and only such a message
+    (none of these has another general phrase that would outrank it)."""
+    spec = _spec_account_pattern().search(message.lower()) is not None
+    verdict = general_verdict([message], [])
+    reading = verdict is not None and verdict.source.startswith("general evidence, an ")
+    assert reading is spec, message
