@@ -95,7 +95,8 @@ _TEXT_CUT = SCAN_WINDOW + 1
 """A text is cut to this before joining: the quote's window, plus one to know it was cut."""
 _INTEGER_LIMIT = 2**53
 _SHOWN_IDENTIFIER = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
-_GRPC_STATUS = re.compile(r"[0-9]{1,9}")
+_DIGITS = re.compile(r"[0-9]{1,9}")
+"""A number written as text: a ``grpc-status`` value, a reply's ``code`` ("40001")."""
 _EVENT_STREAM_START = ("event:", "data:", "id:", "retry:", ":")
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _JSON_SPACE = " \t\n\r"
@@ -254,7 +255,7 @@ def _grpc(view: HeaderView, scopes: _Scopes) -> _Failure | None:
     text = raw.strip(" \t")
     message = view.get("grpc-message")
     quoted = snippet(unquote(message, errors="replace")) if message else ""
-    if not _GRPC_STATUS.fullmatch(text):
+    if not _DIGITS.fullmatch(text):
         return _Failure(Code.UNKNOWN, " (gRPC status)", quoted, rule="e-grpc")
     number = int(text)
     if number == 0:
@@ -430,7 +431,6 @@ about work, not a failed call."""
 _STATUS_MEMBERS = ("statusCode", "status_code", "httpStatus", "http_status", "status")
 """Members that carry the HTTP status of a failure reported inside a 2xx (SPEC 12.16 step 5):
 a gateway or framework that always answers 200 writes the real status into the body."""
-_DIGITS = re.compile(r"[0-9]{1,9}")
 
 
 def _reply_error(
@@ -465,11 +465,9 @@ def _reply_shape(
     status = document.get("status")
     if isinstance(status, str) and _key(status) in _FAILED_STATUS:
         return _api_error(document, payload, scopes, status)
-    message = document.get("message", document.get("msg"))
+    message = _message(document)
     error = document.get("error")
-    said = (isinstance(message, str) and message.strip()) or (
-        isinstance(error, str) and error.strip()
-    )
+    said = message or (isinstance(error, str) and error.strip())
     for key in _RESULT_MEMBERS if said else ():
         word = document.get(key)
         if isinstance(word, str) and _key(word) in _FAILED_RESULT:
@@ -481,7 +479,7 @@ def _reply_shape(
     if isinstance(result, str) and _key(result) in _REFUSED:
         return _payment(document, payload, scopes, result)
     if (document.get("success") is False or document.get("status") is False) and (
-        _text(message).strip() or _text(document.get("error")).strip()
+        message or _text(error).strip()
     ):
         return _api_error(document, payload, scopes)  # a false flag beside its reason
     for key in _STATUS_MEMBERS if said else ():
@@ -501,18 +499,17 @@ def _reply_shape(
         code is not None
         and code != 0
         and not 200 <= code <= 299
-        and isinstance(message, str)
-        and message.strip()
+        and message
         and document.get("data") is None
     ):
         return _api_error(document, payload, scopes)
     return _message_alone(document, message, payload)
 
 
-def _message_alone(document: dict[str, Any], message: object, payload: object) -> _Failure | None:
+def _message_alone(document: dict[str, Any], message: str, payload: object) -> _Failure | None:
     """Step 8: a message standing where the data should be (``{"message": "Invalid API
     key"}``), when general evidence in it names a failed call, and no common word alone."""
-    if not (isinstance(message, str) and message.strip()):
+    if not message:
         return None
     if any(key not in _BOOKKEEPING and key not in ("message", "msg") for key in document):
         return None
@@ -535,8 +532,14 @@ def _resource_state(document: dict[str, Any]) -> bool:
     state = document.get("status", document.get("state"))
     if not (isinstance(state, str) and _key(state) in _LIFECYCLE):
         return False
+    return not _message(document)
+
+
+def _message(document: dict[str, Any]) -> str:
+    """The ``message`` (or, when absent, ``msg``) a reply speaks in, when it is a non-blank
+    string; else ""."""
     message = document.get("message", document.get("msg"))
-    return not (isinstance(message, str) and message.strip())
+    return message if isinstance(message, str) and message.strip() else ""
 
 
 def _key(value: str) -> str:

@@ -91,14 +91,18 @@ def _header_rule(
         remaining = view.get(_REMAINING)
         if remaining is not None and remaining.strip(" \t") == "0":
             return reason("r-ratelimit-headers", "X-RateLimit-Remaining: 0", code)
-    elif status == 409 and retry_after is not None:
-        # r-conflict-retry-after: the server says when the identical request will pass
-        return reason("r-conflict-retry-after", f"a wait of {retry_after:g} s", code)
-    elif status == 413 and retry_after is not None:
-        # r-too-large-retry-after: RFC 9110 15.5.14, a Retry-After says the refusal is
-        # temporary (the server cannot take the request now, not ever)
-        return reason("r-too-large-retry-after", f"a wait of {retry_after:g} s", code)
+    elif status in _WAIT_RULES and retry_after is not None:
+        return reason(_WAIT_RULES[status], f"a wait of {retry_after:g} s", code)
     return None
+
+
+_WAIT_RULES = {
+    # the server says when the identical request will pass
+    409: "r-conflict-retry-after",
+    # RFC 9110 15.5.14: a Retry-After says the refusal is temporary, not for ever
+    413: "r-too-large-retry-after",
+}
+"""Statuses whose Retry-After makes the failure UNAVAILABLE (SPEC 11.6), by rule."""
 
 
 def refine(  # noqa: PLR0917 - internal, called positionally on the hot path
@@ -160,7 +164,7 @@ def refine(  # noqa: PLR0917 - internal, called positionally on the hot path
             header_reason = _header_rule(status, code, view, retry_after)
             if header_reason is not None:
                 why = header_reason
-                code = Code.UNAVAILABLE if status in (409, 413) else Code.RATE_LIMITED
+                code = Code.UNAVAILABLE if status in _WAIT_RULES else Code.RATE_LIMITED
                 quota = False
         if code.retryable and retry_after is None:
             retry_after = delay_after(
