@@ -58,14 +58,14 @@ def _decide(exc: BaseException, max_wait: float | None) -> bool | float:
 
 
 @overload
-def retry_on_transient(exc: Exception, /) -> bool | float: ...
+def retry_on_transient(exc: BaseException, /) -> bool | float: ...
 @overload
 def retry_on_transient(
     *, max_wait: float | timedelta | None = 60.0
-) -> Callable[[Exception], bool | float]: ...
+) -> Callable[[BaseException], bool | float]: ...
 def retry_on_transient(
-    exc: Exception | None = None, /, *, max_wait: float | timedelta | None = 60.0
-) -> bool | float | Callable[[Exception], bool | float]:
+    exc: BaseException | None = None, /, *, max_wait: float | timedelta | None = 60.0
+) -> bool | float | Callable[[BaseException], bool | float]:
     """The ``on=`` hook: Retry-After seconds as the backoff, ``True``, or ``False``.
 
     For a transient failure it returns the server's Retry-After, which stamina waits
@@ -86,7 +86,7 @@ def retry_on_transient(
     if exc is not None:
         return _decide(exc, limit)
 
-    def hook(exc: Exception) -> bool | float:
+    def hook(exc: BaseException) -> bool | float:
         return _decide(exc, limit)
 
     hook.__name__ = hook.__qualname__ = f"retry_on_transient(max_wait={limit!r})"
@@ -97,7 +97,7 @@ class RetryPolicy(TypedDict):
     """The keyword arguments of ``stamina.retry`` and ``stamina.retry_context`` that
     :func:`retry_policy` fills in."""
 
-    on: Callable[[Exception], bool | float]
+    on: Callable[[BaseException], bool | float]
     attempts: int
     timeout: float | timedelta | None
 
