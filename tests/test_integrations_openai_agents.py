@@ -387,7 +387,11 @@ async def test_without_it_the_model_reads_the_sdks_generic_message() -> None:
     """The contrast: the SDK's default failure function hides what went wrong."""
     model = ScriptedModel({"order_id": "A-1O01"}, "Sorry.")
     await run(model, function_tool(classified_tool(raises=True)(get_order)))
-    assert model.tool_output(1) == "An error occurred while running the tool. Please try again."
+    # The SDK's wording changes between releases ("… Please try again." was dropped in
+    # one); what matters is that it is generic and carries none of the failure.
+    output = model.tool_output(1)
+    assert output.startswith("An error occurred while running the tool.")
+    assert not any(word in output for word in ("404", "NOT_FOUND", "no order", "A-1O01"))
 
 
 @pytest.mark.asyncio
