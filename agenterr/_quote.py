@@ -15,6 +15,7 @@ import math
 import re
 import string
 from collections.abc import Callable, Iterator
+from functools import cache, cached_property
 from typing import NamedTuple
 
 from ._shared import BoundedCache, ascii_lower
@@ -449,20 +450,9 @@ class _Rule:
     (``xpwd:xpwd:…``).
     """
 
-    __slots__ = (
-        "accept",
-        "alone",
-        "block",
-        "fold",
-        "head",
-        "keeps",
-        "keyed",
-        "literals",
-        "pattern",
-        "requires",
-        "search",
-        "viable",
-    )
+    # The patterns are compiled on first use, not at import: compiling all of them costs
+    # more than importing the standard-library modules a client imports beside agenterr
+    # (issue 22's import rail), and a process that never redacts never needs them.
 
     def __init__(
         self,
@@ -475,24 +465,41 @@ class _Rule:
         requires: str = "",
         block: tuple[str, str, str] | None = None,
     ) -> None:
-        self.pattern = re.compile(pattern, re.ASCII)
-        self.block: re.Pattern[str] | None = (
-            None if block is None else re.compile(block[0], re.ASCII)
-        )
-        self.alone: re.Pattern[str] | None = (
-            None if block is None else _Rule(block[2], literals, fold=fold).search
-        )
+        self.source = pattern
+        self.block_sources = block
         self.literals = literals
         self.fold = fold
         self.accept = accept
         self.viable = viable
         self.requires = requires
-        self.keeps = "keep" in self.pattern.groupindex
         self.keyed = _KEY_START in pattern
-        # The pattern searched: the same language, but starting with a letter, so that the
-        # regex engine skips ahead to where that letter occurs; a word boundary before the
-        # letter becomes a look-behind after it, and a key's start is tested in _matches.
-        fast = (pattern if block is None else block[1]).replace(_KEY_START, "")
+
+    @cached_property
+    def pattern(self) -> re.Pattern[str]:
+        """The rule's pattern as SPEC 7.4 writes it."""
+        return re.compile(self.source, re.ASCII)
+
+    @cached_property
+    def keeps(self) -> bool:
+        return "keep" in self.pattern.groupindex
+
+    @cached_property
+    def block(self) -> re.Pattern[str] | None:
+        return None if self.block_sources is None else re.compile(self.block_sources[0], re.ASCII)
+
+    @cached_property
+    def alone(self) -> re.Pattern[str] | None:
+        if self.block_sources is None:
+            return None
+        return _Rule(self.block_sources[2], self.literals, fold=self.fold).search
+
+    @cached_property
+    def fast(self) -> str:
+        """The pattern searched: the same language, but starting with a letter, so that the
+        regex engine skips ahead to where that letter occurs; a word boundary before the
+        letter becomes a look-behind after it, and a key's start is tested in _matches."""
+        source = self.source if self.block_sources is None else self.block_sources[1]
+        fast = source.replace(_KEY_START, "")
         for boundary, after in (
             (r"\b", r"(?<![A-Za-z0-9_].)"),
             (r"(?<![A-Za-z0-9_])", r"(?<![A-Za-z0-9_].)"),
@@ -504,9 +511,16 @@ class _Rule:
             found = re.match(rf"(\(?){re.escape(boundary)}([A-Za-z])", fast)
             if found is not None:
                 fast = found.group(1) + found.group(2) + after + fast[found.end() :]
-        self.search: re.Pattern[str] = re.compile(fast, re.ASCII)
-        head = _group_one(fast) if self.keyed or viable is not None else None
-        self.head = None if head is None else re.compile(head, re.ASCII)
+        return fast
+
+    @cached_property
+    def search(self) -> re.Pattern[str]:
+        return re.compile(self.fast, re.ASCII)
+
+    @cached_property
+    def head(self) -> re.Pattern[str] | None:
+        head = _group_one(self.fast) if self.keyed or self.viable is not None else None
+        return None if head is None else re.compile(head, re.ASCII)
 
     def _matches(self, subject: str, view: str) -> Iterator[re.Match[str]]:
         if self.head is None:
@@ -861,54 +875,39 @@ _SEPARATOR = r"""\b(?:\\*+["'])?\s*(?:[:=,]|%3[ad]|%253[ad]|\\u003[ad])"""
 _EQUALS_ONLY = frozenset({"sig"})
 _EQUALS_SEPARATOR = r"""\b(?:\\*+["'])?\s*(?:=|%3d|%253d|\\u003d)"""
 # (pattern, searched in the text rather than the lower-cased copy, a substring every match
-# starts with, the literals of the rules it opens).
-_FAMILIES: tuple[tuple[re.Pattern[str], bool, str, tuple[str, ...]], ...] = (
+# starts with, the literals of the rules it opens). Each pattern is written as its start
+# (escaped where it has to be), then the rest.
+_FAMILIES: tuple[tuple[str, bool, str, tuple[str, ...]], ...] = (
     *(
-        (
-            re.compile(f"(?a){key}{_EQUALS_SEPARATOR if word in _EQUALS_ONLY else _SEPARATOR}"),
-            False,
-            word,
-            (word,),
-        )
+        (f"{key}{_EQUALS_SEPARATOR if word in _EQUALS_ONLY else _SEPARATOR}", False, word, (word,))
         for word, key in _KEY_WORDS.items()
     ),
     # QKEY's code, with what must precede it: "code" alone is in nearly every JSON error
     # body ('"code": 400'), and would send each through rule 2.
-    *(
-        (re.compile(re.escape(start) + _EQUALS_SEPARATOR, re.ASCII), False, start, (start,))
-        for start in _CODE_STARTS
-    ),
+    *((re.escape(start) + _EQUALS_SEPARATOR, False, start, (start,)) for start in _CODE_STARTS),
     # Rule 30's flag: "--" with a key word after it and its name's other words.
-    (
-        re.compile("--(?:[a-z0-9]{1,32}-){0,3}(?:pass|pwd|secret|key|token|auth)"),
-        False,
-        "--",
-        ("--",),
-    ),
+    ("--(?:[a-z0-9]{1,32}-){0,3}(?:pass|pwd|secret|key|token|auth)", False, "--", ("--",)),
     # Rule 26's element: "<" starts every tag, a credential-named one is rare.
-    (re.compile(rf"<{_SECRET_TAG}(?:\s|>)", re.ASCII), False, "<", ("<",)),
-    (re.compile("k_(?:live|test)_"), False, "k_", ("k_live_", "k_test_")),
+    (rf"<{_SECRET_TAG}(?:\s|>)", False, "<", ("<",)),
+    ("k_(?:live|test)_", False, "k_", ("k_live_", "k_test_")),
     (
-        re.compile("A(?:KIA|SIA|BIA|CCA|IDA|ROA|Iza)"),
+        "A(?:KIA|SIA|BIA|CCA|IDA|ROA|Iza)",
         True,
         "A",
         ("akia", "asia", "abia", "acca", "aida", "aroa", "aiza"),
     ),
     (
-        re.compile("g(?:h[pousr]_|ithub_pat_)"),
+        "g(?:h[pousr]_|ithub_pat_)",
         False,
         "g",
         ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
     ),
-    (re.compile("x(?:ox|app-)"), False, "x", ("xox", "xapp-")),
+    ("x(?:ox|app-)", False, "x", ("xox", "xapp-")),
 )
 
 
 def _opens(literals: tuple[str, ...]) -> int:
     return sum(1 << i for i, rule in enumerate(REDACTIONS) if set(literals) & set(rule.literals))
-
-
-_IN_FAMILY = {literal for _, _, _, literals in _FAMILIES for literal in literals}
 
 
 class _Gate(NamedTuple):
@@ -922,26 +921,12 @@ class _Gate(NamedTuple):
     rest: str  # the pattern after ``start`` ("" for a literal), for the trigger below
 
 
-def _rest(pattern: re.Pattern[str], start: str) -> str:
-    """A family's pattern after its start (each is written as the start, escaped where it
-    has to be, then a pattern)."""
-    text = pattern.pattern.removeprefix("(?a)")
-    written = start if text.startswith(start) else re.escape(start)
-    assert text.startswith(written), (text, start)
-    return text[len(written) :]
+def _rest(source: str, start: str) -> str:
+    """A family's pattern after its start."""
+    written = start if source.startswith(start) else re.escape(start)
+    assert source.startswith(written), (source, start)
+    return source[len(written) :]
 
-
-_ALL_GATES: tuple[_Gate, ...] = (
-    *(
-        _Gate(literal, None, False, _opens((literal,)), "")
-        for literal in dict.fromkeys(lit for rule in REDACTIONS for lit in rule.literals)
-        if literal not in _IN_FAMILY
-    ),
-    *(
-        _Gate(start, pattern.search, original, _opens(literals), _rest(pattern, start))
-        for pattern, original, start, literals in _FAMILIES
-    ),
-)
 
 # Two dozen substring tests cost two dozen scans of the text. Most gates contain a character
 # that is rare in error text; a search that starts with that character (which the regex
@@ -974,49 +959,86 @@ def _around(gate: _Gate, index: int) -> str:
     return behind + re.escape(after) + ahead
 
 
-def _by_anchor(gates: tuple[_Gate, ...]) -> dict[str, tuple[_Gate, ...]]:
+class _Gates(NamedTuple):
+    """The gates of every rule, and how _open tests them."""
+
+    every: tuple[_Gate, ...]
+    anchored: dict[str, tuple[_Gate, ...]]
     """The gates that have a rare character, grouped by it (in SPEC order within a group)."""
-    grouped: dict[str, tuple[_Gate, ...]] = {}
-    for gate in gates:
+    direct_original: tuple[_Gate, ...]
+    """The others tested in the text, directly,"""
+    direct_lowered: tuple[_Gate, ...]
+    """and those tested in its lower-cased copy."""
+    direct_starts: Callable[[str], object]
+    """Whether any of the direct lower-cased gates is met somewhere: one search, not one
+    each (a family's start with its pattern after it, so that '"code": 400', in nearly every
+    JSON error body, does not send the text through every gate)."""
+    triggers: tuple[tuple[str, Callable[[str], object], tuple[_Gate, ...]], ...]
+    """Per rare character: a search that finds it where some gate of that character may be
+    met."""
+
+
+@cache
+def _gates() -> _Gates:
+    """The gate tables, built on first use (see _Rule on why not at import)."""
+    in_family = {literal for _, _, _, literals in _FAMILIES for literal in literals}
+    every = (
+        *(
+            _Gate(literal, None, False, _opens((literal,)), "")
+            for literal in dict.fromkeys(lit for rule in REDACTIONS for lit in rule.literals)
+            if literal not in in_family
+        ),
+        *(
+            _Gate(
+                start,
+                re.compile(source, re.ASCII).search,
+                original,
+                _opens(literals),
+                _rest(source, start),
+            )
+            for source, original, start, literals in _FAMILIES
+        ),
+    )
+    anchored: dict[str, tuple[_Gate, ...]] = {}
+    for gate in every:
         index = _anchor(gate)
         if index is not None:
-            grouped[gate.start[index]] = (*grouped.get(gate.start[index], ()), gate)
-    return grouped
-
-
-_ANCHORED = _by_anchor(_ALL_GATES)
-_DIRECT = tuple(g for g in _ALL_GATES if _anchor(g) is None)
-_DIRECT_LOWERED = tuple(g for g in _DIRECT if not g.original)
-_DIRECT_ORIGINAL = tuple(g for g in _DIRECT if g.original)
-_DIRECT_STARTS = re.compile(
-    "|".join(re.escape(g.start) + (f"(?={g.rest})" if g.rest else "") for g in _DIRECT_LOWERED),
-    re.ASCII,
-)
-"""Whether any of the remaining lower-cased gates is met somewhere: one search, not one each
-(a family's start with its pattern after it, so that '"code": 400', in nearly every JSON
-error body, does not send the text through every gate)."""
-_TRIGGERS = tuple(
-    (
-        char,
-        re.compile(
-            f"{re.escape(char)}(?:{'|'.join(_around(g, g.start.index(char)) for g in gates)})",
-            re.ASCII,
-        ).search,
-        gates,
+            anchored[gate.start[index]] = (*anchored.get(gate.start[index], ()), gate)
+    direct = [g for g in every if _anchor(g) is None]
+    lowered = tuple(g for g in direct if not g.original)
+    direct_starts = "|".join(
+        re.escape(g.start) + (f"(?={g.rest})" if g.rest else "") for g in lowered
     )
-    for char, gates in _ANCHORED.items()
-)
-"""Per rare character: a search that finds it where some gate of that character may be met."""
+    triggers = tuple(
+        (
+            char,
+            re.compile(
+                f"{re.escape(char)}(?:{'|'.join(_around(g, g.start.index(char)) for g in gates)})",
+                re.ASCII,
+            ).search,
+            gates,
+        )
+        for char, gates in anchored.items()
+    )
+    return _Gates(
+        every,
+        anchored,
+        tuple(g for g in direct if g.original),
+        lowered,
+        re.compile(direct_starts, re.ASCII).search,
+        triggers,
+    )
 
 
 def _open(view: str, lowered: str) -> int:
     """The rules whose gates are met: what testing every gate says (a test checks it)."""
-    opened = _opened(_DIRECT_ORIGINAL, view, lowered)
-    if _DIRECT_STARTS.search(lowered) is not None:
-        opened |= _opened(_DIRECT_LOWERED, view, lowered)
-    for char, search, gates in _TRIGGERS:
+    gates = _gates()
+    opened = _opened(gates.direct_original, view, lowered)
+    if gates.direct_starts(lowered) is not None:
+        opened |= _opened(gates.direct_lowered, view, lowered)
+    for char, search, anchored in gates.triggers:
         if char in lowered and search(lowered) is not None:
-            opened |= _opened(gates, view, lowered)
+            opened |= _opened(anchored, view, lowered)
     return opened
 
 

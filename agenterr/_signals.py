@@ -15,6 +15,7 @@ import json
 import math
 import re
 from collections.abc import Callable, Iterable, Iterator
+from functools import cache
 from typing import Any, NamedTuple
 
 from ._headers import HeaderView
@@ -786,13 +787,23 @@ _WORD_EDGE = re.compile("[a-z0-9]")
 # engine skip to the next separator instead of trying the phrases at every position. The
 # same matches as a look-behind while no phrase ends outside a-z0-9 (a match then never ends
 # on the separator the next one needs); otherwise the look-behind form is used.
-_GENERAL_WORDS = re.compile(
-    rf"[^a-z0-9]({_alternation(GENERAL_PHRASES)})"
-    if all(_WORD_EDGE.fullmatch(phrase[-1]) for phrase in GENERAL_PHRASES)
-    else rf"(?<![a-z0-9])({_alternation(GENERAL_PHRASES)})"
-)
-_WORD_LEAD = " " if _GENERAL_WORDS.pattern.startswith("[") else ""
-_GENERAL_PARTS = re.compile(_alternation(_GENERAL_FRAGMENTS))
+_WORD_LEAD = " " if all(_WORD_EDGE.fullmatch(phrase[-1]) for phrase in GENERAL_PHRASES) else ""
+
+
+# The phrase and fragment patterns are built on first use: their alternations hold several
+# hundred phrases, and compiling them at import would cost as much as importing the modules
+# a client imports beside agenterr (issue 22's import rail).
+@cache
+def _general_words() -> re.Pattern[str]:
+    phrases = _alternation(GENERAL_PHRASES)
+    return re.compile(rf"[^a-z0-9]({phrases})" if _WORD_LEAD else rf"(?<![a-z0-9])({phrases})")
+
+
+@cache
+def _general_parts() -> re.Pattern[str]:
+    return re.compile(_alternation(_GENERAL_FRAGMENTS))
+
+
 _SHORT_WINDOW = re.compile(
     r"(?:(?<![a-z0-9])(?:per|a|each|every)[ -]|/ ?)(?:second|sec|minute|min|hour)(?![a-z0-9])|"
     r"(?<![a-z0-9])(?:per 100 seconds|requests per|rpm|tpm|rps)(?![a-z0-9])"
@@ -836,7 +847,8 @@ def general_verdict(
     best: Verdict | None = None
     for text in lowered:
         subject = _WORD_LEAD + text
-        match = _GENERAL_WORDS.search(subject)  # most messages hold none: no iterator built
+        words = _general_words()
+        match = words.search(subject)  # most messages hold none: no iterator built
         echoes: list[tuple[int, int]] | None = None
         while match is not None:
             if echoes is None:
@@ -844,7 +856,7 @@ def general_verdict(
             at = match.start(1)
             if not any(start < at < end for start, end in echoes):
                 best = _better(_BY_PHRASE[match.group(1)], best)
-            match = _GENERAL_WORDS.search(subject, match.end())
+            match = words.search(subject, match.end())
     # A message that is one identifier has no space in its first 128 characters.
     shaped = [
         t
@@ -882,11 +894,18 @@ _LACKING = r"no|zero|not enough|out of"
 _HOLDER = r"account|organi[sz]ation|org|workspace|team|project|api access|api key|subscription"
 _HELD = r"suspended|deactivated|disabled|banned|blocked"
 _CLAUSE = r"[^.;!?\n]{0,40}?"
-_ACCOUNT = re.compile(
+_ACCOUNT = (
     rf"(?<![a-z0-9])(?:(?:{_ALLOWANCE})(?![a-z0-9]){_CLAUSE}(?<![a-z0-9])(?:{_SPENT})"
     rf"|(?:{_SPENT}|{_LACKING})(?![a-z0-9]){_CLAUSE}(?<![a-z0-9])(?:{_ALLOWANCE})"
     rf"|(?:{_HOLDER})(?![a-z0-9]){_CLAUSE}(?<![a-z0-9])(?P<held>{_HELD}))(?![a-z0-9])"
 )
+
+
+@cache
+def _account() -> re.Pattern[str]:
+    return re.compile(_ACCOUNT)
+
+
 _SPENT_ALLOWANCE = Verdict(
     Code.UNAUTHORIZED, True, None, True, source="general evidence, an allowance spent"
 )
@@ -900,7 +919,7 @@ def _account_verdict(lowered: list[str]) -> Verdict | None:
     best: Verdict | None = None
     for text in lowered:
         echoes: list[tuple[int, int]] | None = None  # found once, at the first match
-        for match in _ACCOUNT.finditer(text):
+        for match in _account().finditer(text):
             if echoes is None:
                 echoes = _echoes(text)
             if any(start < match.start() < end for start, end in echoes):
@@ -947,7 +966,7 @@ def _fragments_verdict(key: str) -> Verdict | None:
     if key in _BY_KEY:
         return _BY_KEY[key]
     best: Verdict | None = None
-    for match in _GENERAL_PARTS.finditer(key):
+    for match in _general_parts().finditer(key):
         best = _better(_BY_FRAGMENT[match.group()], best)
     if len(key) <= _MAX_IDENTIFIER:
         _BY_KEY.remember(key, best)

@@ -20,6 +20,7 @@ import socket
 from collections import deque
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
+from functools import cache
 from typing import NamedTuple
 
 from ._classify import from_status, internal_failure, status_outcome
@@ -314,7 +315,14 @@ FOREIGN_WORDINGS = (
         ),
     ),
 )
-_FOREIGN_PATTERNS = tuple((group.kind, group.pattern()) for group in FOREIGN_WORDINGS)
+
+
+@cache
+def _foreign_patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """Each group's kind and pattern, compiled on first use rather than at import."""
+    return tuple((group.kind, group.pattern()) for group in FOREIGN_WORDINGS)
+
+
 FOREIGN_WINDOW = 1024
 
 
@@ -561,7 +569,7 @@ def foreign_wording(exc: BaseException) -> tuple[str, str] | None:
     if not isinstance(text, str) or not text:
         return None
     window = str.__str__(text)[:FOREIGN_WINDOW]
-    for kind, pattern in _FOREIGN_PATTERNS:
+    for kind, pattern in _foreign_patterns():
         match = pattern.search(window)
         if match is not None:
             return kind, match.group()

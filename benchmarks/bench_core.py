@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import subprocess
 import sys
 import timeit
@@ -374,10 +375,38 @@ beside in a client (issue 22), both with their bytecode compiled."""
 STDLIB_PEERS = "import json, urllib.parse, http, email.utils"
 
 
+# The child may write bytecode whatever this process was told (PYTHONDONTWRITEBYTECODE=1
+# would make every timed import compile agenterr's source again, about 100 ms of it).
+_SPAWN_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+_BYTECODE_PROBE = (
+    "import importlib.util, os, sys, agenterr; "
+    "missing = [m.__file__ for m in list(sys.modules.values()) "
+    "if (m.__name__ or '').startswith('agenterr') and getattr(m, '__file__', None) "
+    "and not os.path.exists(importlib.util.cache_from_source(m.__file__))]; "
+    "print(len(missing))"
+)
+
+
 def _spawn_seconds(code: str) -> float:
     start = timeit.default_timer()
-    subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, env=_SPAWN_ENV)
     return timeit.default_timer() - start
+
+
+def _assert_bytecode_written() -> None:
+    """Every agenterr module a fresh import loads has its bytecode on disk: the rail
+    measures importing, not compiling."""
+    out = subprocess.run(
+        [sys.executable, "-c", _BYTECODE_PROBE],
+        cwd=ROOT,
+        env=_SPAWN_ENV,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    missing = int(out.stdout)
+    assert missing == 0, f"{missing} agenterr modules have no bytecode on disk"
 
 
 def bench_import(quick: bool) -> list[dict[str, Any]]:
@@ -386,6 +415,7 @@ def bench_import(quick: bool) -> list[dict[str, Any]]:
     ours = theirs = peers = math.inf
     for code in ("import agenterr", STDLIB_PEERS):
         _spawn_seconds(code)  # writes any missing bytecode before the timed runs
+    _assert_bytecode_written()
     for _ in range(runs):
         ours = min(ours, _spawn_seconds("import agenterr"))
         theirs = min(theirs, _spawn_seconds("pass"))

@@ -750,12 +750,12 @@ def test_fast_redaction_equals_the_plain_rules(parts: list[str]) -> None:
 def test_the_trigger_opens_what_every_gate_opens(parts: list[str]) -> None:
     """One search over the rare characters opens exactly the rules that testing every gate
     of SPEC 7.4's prefilters, one by one, opens."""
-    from agenterr._quote import _ALL_GATES, _open, _opened
+    from agenterr._quote import _gates, _open, _opened
     from agenterr._shared import ascii_lower
 
     for text in ("".join(parts), " ".join(parts)):
         lowered = ascii_lower(text)
-        assert _open(text, lowered) == _opened(_ALL_GATES, text, lowered)
+        assert _open(text, lowered) == _opened(_gates().every, text, lowered)
 
 
 @given(st.text(alphabet=st.characters(max_codepoint=0x2FF)))
@@ -772,11 +772,17 @@ def test_plain_is_printable_ascii(text: str) -> None:
 
 def test_the_trigger_covers_the_gates_it_claims() -> None:
     """Every gate is tested either directly or behind one rare character of its start."""
-    from agenterr._quote import _ALL_GATES, _ANCHORED, _DIRECT
+    from agenterr._quote import _gates
 
-    anchored = [g for gates in _ANCHORED.values() for g in gates]
-    assert sorted(map(id, anchored + list(_DIRECT))) == sorted(map(id, _ALL_GATES))
-    assert all(char in g.start and not g.original for char, gs in _ANCHORED.items() for g in gs)
+    gates = _gates()
+    anchored = [g for group in gates.anchored.values() for g in group]
+    direct = [*gates.direct_original, *gates.direct_lowered]
+    assert sorted(map(id, anchored + direct)) == sorted(map(id, gates.every))
+    assert all(
+        char in g.start and not g.original for char, gs in gates.anchored.items() for g in gs
+    )
+    assert all(g.original for g in gates.direct_original)
+    assert not any(g.original for g in gates.direct_lowered)
 
 
 # --- property: no credential of a claimed shape survives any quoting path ----------------------

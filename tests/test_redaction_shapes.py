@@ -267,12 +267,12 @@ def test_generated_text_redacts_as_the_spec_says(parts: list[str]) -> None:
 @given(st.lists(st.sampled_from(_FRAGMENTS), max_size=24))
 def test_the_trigger_opens_what_every_gate_opens(parts: list[str]) -> None:
     """The new gates (the contexts of QKEY's code, "sig", "|") keep the prefilter exact."""
-    from agenterr._quote import _ALL_GATES, _open, _opened
+    from agenterr._quote import _gates, _open, _opened
     from agenterr._shared import ascii_lower
 
     text = "".join(parts)
     lowered = ascii_lower(text)
-    assert _open(text, lowered) == _opened(_ALL_GATES, text, lowered)
+    assert _open(text, lowered) == _opened(_gates().every, text, lowered)
 
 
 def test_a_json_error_code_opens_no_key_rule() -> None:

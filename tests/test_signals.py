@@ -13,12 +13,12 @@ from hypothesis import strategies as st
 from agenterr import Code, from_envelope, from_status
 from agenterr._rules import ACCESS_PHRASES, CONTENT_POLICY, GENERAL
 from agenterr._signals import (
-    _GENERAL_WORDS,
     _WORD_LEAD,
     GENERAL_PHRASES,
     Verdict,
     _alternation,
     _general_allowed,
+    _general_words,
     general_verdict,
 )
 
@@ -36,10 +36,11 @@ def test_trie_pattern_matches_like_a_longest_first_alternation(keys: list[str], 
 
 
 def test_every_general_phrase_is_found_at_a_word_start_only() -> None:
+    words = _general_words()
     for phrase in GENERAL_PHRASES:
-        assert _GENERAL_WORDS.search(f"x {phrase} y") is not None, phrase
-        assert all(m.start() != 1 for m in _GENERAL_WORDS.finditer(f"x{phrase}")), phrase
-    assert _GENERAL_WORDS.search("the block is") is None  # "lock" needs a word start
+        assert words.search(f"x {phrase} y") is not None, phrase
+        assert all(m.start() != 1 for m in words.finditer(f"x{phrase}")), phrase
+    assert words.search("the block is") is None  # "lock" needs a word start
 
 
 _PHRASE_PIECES = st.sampled_from(sorted(GENERAL_PHRASES)) | st.sampled_from(
@@ -49,12 +50,13 @@ _PHRASE_PIECES = st.sampled_from(sorted(GENERAL_PHRASES)) | st.sampled_from(
 
 @given(pieces=st.lists(_PHRASE_PIECES, max_size=12))
 def test_the_fast_phrase_pattern_finds_what_the_look_behind_finds(pieces: list[str]) -> None:
-    """_GENERAL_WORDS finds "separator, phrase" behind a leading space (so the engine skips
+    """_general_words() finds "separator, phrase" behind a leading space (so the engine skips
     to separators); the look-behind form it stands for must find the same phrases."""
     text = "".join(pieces)
     reference = re.compile(rf"(?<![a-z0-9])(?:{_alternation(GENERAL_PHRASES)})")
     expected = [m.group() for m in reference.finditer(text)]
-    assert [m.group(1) for m in _GENERAL_WORDS.finditer(_WORD_LEAD + text)] == expected
+    found = _general_words().finditer(_WORD_LEAD + text)
+    assert [m.group(1) for m in found] == expected
 
 
 def test_general_rules_are_data_with_sources() -> None:
