@@ -10,6 +10,7 @@ recognises shapes. Nothing here raises on its inputs.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import json
 import math
@@ -849,12 +850,11 @@ def general_verdict(
         subject = _WORD_LEAD + text
         words = _general_words()
         match = words.search(subject)  # most messages hold none: no iterator built
-        echoes: list[tuple[int, int]] | None = None
+        echoes: _Echoes | None = None
         while match is not None:
             if echoes is None:
-                echoes = _echoes(subject)
-            at = match.start(1)
-            if not any(start < at < end for start, end in echoes):
+                echoes = _Echoes(subject)
+            if not echoes.around(match.start(1)):
                 best = _better(_BY_PHRASE[match.group(1)], best)
             match = words.search(subject, match.end())
     # A message that is one identifier has no space in its first 128 characters.
@@ -918,11 +918,11 @@ def _account_verdict(lowered: list[str]) -> Verdict | None:
     """An account concept in the texts (outside echoes), the spent allowance first."""
     best: Verdict | None = None
     for text in lowered:
-        echoes: list[tuple[int, int]] | None = None  # found once, at the first match
+        echoes: _Echoes | None = None  # found once, at the first match
         for match in _account().finditer(text):
             if echoes is None:
-                echoes = _echoes(text)
-            if any(start < match.start() < end for start, end in echoes):
+                echoes = _Echoes(text)
+            if echoes.around(match.start()):
                 continue
             found = _HELD_ACCOUNT if match.group("held") else _SPENT_ALLOWANCE
             best = _better(found, best)
@@ -930,18 +930,36 @@ def _account_verdict(lowered: list[str]) -> Verdict | None:
 
 
 _ECHO = re.compile(
-    r"(?<!:)(?<!: )(?:(?<![a-z0-9])'[^'\n]{1,200}'(?![a-z0-9])|\"[^\"\n]{1,200}\"|`[^`\n]{1,200}`)"
+    r"'(?<!:')(?<!: ')(?<![a-z0-9]')[^'\n]{1,200}'(?![a-z0-9])"
+    r"|\"(?<!:\")(?<!: \")[^\"\n]{1,200}\""
+    r"|`(?<!:`)(?<!: `)[^`\n]{1,200}`"
 )
 """A quoted value in a message: a name or value the API repeats from the request. A quote
 right after a colon is a mapping's value (``{'error': 'invalid api key'}`` relayed as text),
-the API's own words, and not an echo."""
+the API's own words, and not an echo. SPEC 11.12's pattern with each look-behind moved after
+the quote it guards: the same matches, but every branch starts with its quote, so the regex
+engine skips from quote to quote instead of testing look-behinds at every position (about
+three times faster on a window of JSON)."""
 
 
-def _echoes(text: str) -> list[tuple[int, int]]:
-    """The spans of the quoted values in ``text`` (SPEC 11.12: an echo is not evidence), but
-    not a quote around the whole message, which is the message itself."""
-    whole = (len(text) - len(text.lstrip()), len(text.rstrip()))
-    return [m.span() for m in _ECHO.finditer(text) if m.span() != whole]
+class _Echoes:
+    """The quoted values in one text (SPEC 11.12: an echo is not evidence), but not a quote
+    around the whole message, which is the message itself; asked by position."""
+
+    __slots__ = ("ends", "starts")
+
+    def __init__(self, text: str) -> None:
+        whole = (len(text) - len(text.lstrip()), len(text.rstrip()))
+        spans = [m.span() for m in _ECHO.finditer(text) if m.span() != whole]
+        self.starts = [start for start, _ in spans]
+        self.ends = [end for _, end in spans]
+
+    def around(self, at: int) -> bool:
+        """Whether ``at`` lies strictly inside a quoted value. The spans are in order and
+        never overlap, so only the last one starting before ``at`` can hold it: a window
+        full of quoted names costs a binary search per match, not a scan of every quote."""
+        index = bisect.bisect_left(self.starts, at) - 1
+        return index >= 0 and at < self.ends[index]
 
 
 COMMON_WORDS = frozenset({"busy", "credits", "lock", "locked", "timeout"})

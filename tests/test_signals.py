@@ -320,3 +320,26 @@ def test_the_account_concepts_are_the_spec_pattern(message: str) -> None:
     verdict = general_verdict([message], [])
     reading = verdict is not None and verdict.source.startswith("general evidence, an ")
     assert reading is spec, message
+
+
+_SPEC_ECHO = re.compile(
+    r"(?<!:)(?<!: )(?:(?<![a-z0-9])'[^'\n]{1,200}'(?![a-z0-9])|\"[^\"\n]{1,200}\"|`[^`\n]{1,200}`)"
+)
+"""SPEC 11.12's quoted values, as it writes them."""
+
+
+@given(text=st.text(alphabet="ab9 :'\"`\n", max_size=60))
+@example(text="x: 'a' b 'c'")
+@example(text="a'b' 'c'")
+def test_echoes_are_the_quoted_values_spec_names(text: str) -> None:
+    """_Echoes finds SPEC's quoted values (its pattern reordered to start at the quote) and
+    says a position is inside one exactly when a scan of every span would."""
+    from agenterr._signals import _ECHO, _Echoes
+
+    spans = [m.span() for m in _SPEC_ECHO.finditer(text)]
+    assert [m.span() for m in _ECHO.finditer(text)] == spans
+    whole = (len(text) - len(text.lstrip()), len(text.rstrip()))
+    kept = [span for span in spans if span != whole]
+    echoes = _Echoes(text)
+    for at in range(len(text) + 1):
+        assert echoes.around(at) == any(start < at < end for start, end in kept), at
