@@ -417,8 +417,20 @@ _REFUSED = frozenset({"refused", "declined", "error", "cancelled"})
 _PAYMENT_REFUSED = frozenset({"refused", "declined"})
 
 
-_WRAPPERS = ("result", "response")
-"""Members that wrap a whole reply one level down (SPEC 12.16 step 9)."""
+_WRAPPERS = ("result", "response", "Response", "base_resp")
+"""Members that wrap a whole reply one level down (SPEC 12.16 step 9): Tencent Cloud's
+``Response``, MiniMax's ``base_resp``."""
+_MESSAGE_MEMBERS = ("message", "msg", "error_msg", "errmsg", "status_msg")
+"""Members a reply speaks its failure in, the first present one read (SPEC 12.16): the
+plain pair, and each numeric-code vocabulary's own (VK and Baidu ``error_msg``, WeChat
+``errmsg``, MiniMax ``status_msg``)."""
+_CODE_MEMBERS = ("code", "error_code", "errcode", "status_code")
+"""Members that carry a reply's numeric result code (SPEC 12.16 step 7), 0 on success:
+``error_code`` (VK, Baidu), ``errcode`` (WeChat), ``status_code`` (MiniMax)."""
+_ERROR_MEMBERS = ("error", "Error")
+"""Members that hold a reply's error (SPEC 12.16 step 6): Tencent Cloud writes ``Error``."""
+_ERROR_TEXTS = ("message", "code", "type", "error_msg", "Message", "Code")
+"""Members of an error object whose non-empty text says it reports a failure."""
 _BOOKKEEPING = frozenset(
     {"request_id", "requestId", "trace_id", "traceId", "timestamp", "time", "id"}
 )
@@ -490,11 +502,16 @@ def _reply_shape(
             failed = status_outcome(number, body, None, None, None, rules=scopes)
             if isinstance(failed, Failure):  # a 4xx/5xx always is
                 return _Found(failed, f" (reply status {number})")
-    if (isinstance(error, str) and error.strip()) or (
-        isinstance(error, dict) and any(_text(error.get(k)) for k in ("message", "code", "type"))
+    member = next((document[key] for key in _ERROR_MEMBERS if key in document), None)
+    if (isinstance(member, str) and member.strip()) or (
+        isinstance(member, dict)
+        and (
+            any(_text(member.get(key)) for key in _ERROR_TEXTS)
+            or _code(member.get("error_code")) is not None
+        )
     ):
         return _api_error(document, payload, scopes)
-    code = _code(document.get("code"))
+    code = _code(next((document[key] for key in _CODE_MEMBERS if key in document), None))
     if (
         code is not None
         and code != 0
@@ -511,7 +528,7 @@ def _message_alone(document: dict[str, Any], message: str, payload: object) -> _
     key"}``), when general evidence in it names a failed call, and no common word alone."""
     if not message:
         return None
-    if any(key not in _BOOKKEEPING and key not in ("message", "msg") for key in document):
+    if any(key not in _BOOKKEEPING and key not in _MESSAGE_MEMBERS for key in document):
         return None
     verdict = general_verdict((message[:_TEXT_CUT],), ())
     if verdict is None or verdict.code not in _MESSAGE_ALONE_GROUPS or not moves_alone(verdict):
@@ -536,9 +553,9 @@ def _resource_state(document: dict[str, Any]) -> bool:
 
 
 def _message(document: dict[str, Any]) -> str:
-    """The ``message`` (or, when absent, ``msg``) a reply speaks in, when it is a non-blank
-    string; else ""."""
-    message = document.get("message", document.get("msg"))
+    """The message a reply speaks in (the first of _MESSAGE_MEMBERS present), when it is a
+    non-blank string; else ""."""
+    message = next((document[key] for key in _MESSAGE_MEMBERS if key in document), None)
     return message if isinstance(message, str) and message.strip() else ""
 
 

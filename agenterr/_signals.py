@@ -241,6 +241,7 @@ class _Reader:
         if isinstance(status, str) and status:
             self.generic.append(status[:_MAX_IDENTIFIER])
         self.message(error.get("message"))
+        self.message(error.get("error_msg"))  # VK {"error": {"error_code": 5, "error_msg": …}}
         for key in ("innerError", "innererror"):  # Microsoft Graph, Azure
             inner = error.get(key)
             if isinstance(inner, dict):
@@ -320,9 +321,14 @@ _MESSAGE_KEYS = (
     "error_message",
     "errorMessage",
     "msg",
+    "error_msg",
+    "errmsg",
+    "status_msg",
 )
 """Top-level members read as messages: OAuth 2.0's ``error_description`` (RFC 6749, 5.2),
-and ``msg`` beside a numeric ``code`` (Binance, Zulip and many others)."""
+``msg`` beside a numeric ``code`` (Binance, Zulip and many others), and the messages of the
+other numeric-code vocabularies (SPEC 12.16 step 7): ``error_msg`` (VK, Baidu), ``errmsg``
+(WeChat) and ``status_msg`` (MiniMax's ``base_resp``)."""
 
 
 def _from_document(document: object, problem_json: bool) -> Signals:
@@ -894,16 +900,43 @@ _LACKING = r"no|zero|not enough|out of"
 _HOLDER = r"account|organi[sz]ation|org|workspace|team|project|api access|api key|subscription"
 _HELD = r"suspended|deactivated|disabled|banned|blocked"
 _CLAUSE = r"[^.;!?\n]{0,40}?"
+# Credential concepts (SPEC 11.12, 3.6): a credential the caller presents and a word saying
+# the server refused it, either way round ("access_token is invalid or not latest", "invalid
+# credential", "the provided credentials could not be validated"). Not a bare "token": a
+# model's tokens and a parser's "unexpected token" are no credential; not "failed" either,
+# which a tool's own report of a command line ("failed: run --api_key …") holds.
+_CREDENTIAL = (
+    r"access[ _-]?tokens?|access[ _-]?keys?|auth(?:entication|orization)?[ _-]?tokens?|"
+    r"bearer[ _-]?tokens?|refresh[ _-]?tokens?|api[ _-]?(?:keys?|tokens?|secrets?)|"
+    r"secret[ _-]?(?:keys?|ids?)|app[ _-]?(?:secrets?|keys?)|client[ _-]?secrets?|"
+    r"credentials?"
+)
+_REFUSED = (
+    r"invalid|expired|not valid|no longer valid|incorrect|wrong|revoked|missing|illegal|"
+    r"could not be (?:validated|verified)|not recogni[sz]ed|mismatch(?:ed)?|does not match"
+)
 _ACCOUNT = (
     rf"(?<![a-z0-9])(?:(?:{_ALLOWANCE})(?![a-z0-9]){_CLAUSE}(?<![a-z0-9])(?:{_SPENT})"
     rf"|(?:{_SPENT}|{_LACKING})(?![a-z0-9]){_CLAUSE}(?<![a-z0-9])(?:{_ALLOWANCE})"
     rf"|(?:{_HOLDER})(?![a-z0-9]){_CLAUSE}(?<![a-z0-9])(?P<held>{_HELD}))(?![a-z0-9])"
 )
+_REFUSAL = (
+    rf"(?<![a-z0-9])(?:(?:{_CREDENTIAL})(?![a-z0-9]){_CLAUSE}(?<![a-z0-9])(?:{_REFUSED})"
+    rf"|(?:{_REFUSED})(?![a-z0-9]){_CLAUSE}(?<![a-z0-9])(?:{_CREDENTIAL}))(?![a-z0-9])"
+)
+_CREDENTIAL_WORDS = ("token", "key", "secret", "credential")
+"""Substrings every match of _REFUSAL holds: its pattern runs only where one occurs (a
+window of JSON full of "invalid" would otherwise try every credential after each one)."""
 
 
 @cache
 def _account() -> re.Pattern[str]:
     return re.compile(_ACCOUNT)
+
+
+@cache
+def _refusal() -> re.Pattern[str]:
+    return re.compile(_REFUSAL)
 
 
 _SPENT_ALLOWANCE = Verdict(
@@ -912,10 +945,14 @@ _SPENT_ALLOWANCE = Verdict(
 _HELD_ACCOUNT = Verdict(
     Code.UNAUTHORIZED, False, None, True, source="general evidence, an account held"
 )
+_REFUSED_CREDENTIAL = Verdict(
+    Code.UNAUTHORIZED, False, None, True, source="general evidence, a credential refused"
+)
 
 
 def _account_verdict(lowered: list[str]) -> Verdict | None:
-    """An account concept in the texts (outside echoes), the spent allowance first."""
+    """An account or credential concept in the texts (outside echoes), the spent allowance
+    first."""
     best: Verdict | None = None
     for text in lowered:
         echoes: _Echoes | None = None  # found once, at the first match
@@ -926,6 +963,13 @@ def _account_verdict(lowered: list[str]) -> Verdict | None:
                 continue
             found = _HELD_ACCOUNT if match.group("held") else _SPENT_ALLOWANCE
             best = _better(found, best)
+        if not any(word in text for word in _CREDENTIAL_WORDS):
+            continue
+        for match in _refusal().finditer(text):
+            if echoes is None:
+                echoes = _Echoes(text)
+            if not echoes.around(match.start()):
+                best = _better(_REFUSED_CREDENTIAL, best)
     return best
 
 

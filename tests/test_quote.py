@@ -1373,3 +1373,14 @@ def test_secret_element_cache_is_bounded_and_agrees() -> None:
         assert _quote._secret_element(name) is first
     body = "<r><Password>hunter2</Password><n>and</n><Password>x</Password></r>"
     assert snippet(body) == f"{REDACTED} and {REDACTED}"  # the second one from the cache
+
+
+@pytest.mark.parametrize(
+    "flag", ["api_key", "client_secret", "access_token", "csrf_token", "private_key", "api-key"]
+)
+def test_a_flag_whose_key_word_has_an_underscore_is_redacted(flag: str) -> None:
+    """Regression: rule 30's gate read only "-" between a flag's words, so the rule never ran
+    on ``--api_key VALUE`` (found by test_fast_redaction_equals_the_plain_rules)."""
+    from agenterr._quote import redact
+
+    assert redact(f"run --{flag} abcdefgh12345678 now") == f"run --{flag} {REDACTED} now"

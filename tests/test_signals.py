@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from typing import Any
 
 import pytest
 from hypothesis import example, given
@@ -21,6 +22,13 @@ from agenterr._signals import (
     _general_words,
     general_verdict,
 )
+
+
+def _signals_module() -> Any:
+    import agenterr._signals
+
+    return agenterr._signals
+
 
 # --- the trie pattern is the sorted alternation, faster ----------------------------------------
 
@@ -275,16 +283,19 @@ def test_non_blank_is_what_removing_the_blanks_leaves(value: str) -> None:
 
 
 def _spec_account_pattern() -> re.Pattern[str]:
-    """The pattern of SPEC 11.12's account concepts, built from SPEC.md's own text."""
+    """The patterns of SPEC 11.12's account and credential concepts, built from SPEC.md's
+    own text (as one alternation: these samples match at most one of them)."""
     from .spec_tables import SPEC
 
     text = SPEC.read_text(encoding="utf-8")
     section = text[text.index('<a id="r-general-account"></a>') :]
     section = section[: section.index('<a id="r-general-common"></a>')]
     codes = re.findall(r"`([^`]+)`", section)
-    pattern = next(code for code in codes if code.startswith("(?<![a-z0-9])(?:(?:ALLOW)"))
+    account = next(code for code in codes if code.startswith("(?<![a-z0-9])(?:(?:ALLOW)"))
+    refusal = next(code for code in codes if code.startswith("(?<![a-z0-9])(?:(?:CRED)"))
+    pattern = f"{account}|{refusal}"
     blocks = {}
-    for name in ("ALLOW", "SPENT", "LACK", "HOLDER", "HELD", "CLAUSE"):
+    for name in ("ALLOW", "SPENT", "LACK", "HOLDER", "HELD", "CRED", "REFUSED", "CLAUSE"):
         found = re.search(rf"`{name}` is\s+`([^`]+)`", section)
         assert found is not None, name
         blocks[name] = found.group(1)
@@ -309,16 +320,30 @@ _ACCOUNT_SAMPLES = [
     "subscription id is required",
     "project closed. trial",
     "Payment amount exceeded the maximum",
+    "invalid credential, access_token is invalid or not latest",
+    "The provided credentials could not be validated.",
+    "login fail: Please carry the API secret key in the Authorization header",
+    "tool failed: run --api_key abcdefgh12345678",
+    "Access token invalid or no longer valid",
+    "your app secret is incorrect",
+    "Unexpected token < in JSON at position 0",
+    "max_tokens is invalid",
+    "the signature field of the document is invalid",
+    "credential rotation completed",
 ]
 
 
 @pytest.mark.parametrize("message", _ACCOUNT_SAMPLES)
 def test_the_account_concepts_are_the_spec_pattern(message: str) -> None:
-    """A message the SPEC pattern matches gets an account reading, and only such a message
-    (none of these has another general phrase that would outrank it)."""
+    """A message the SPEC pattern matches gets an account or credential reading, and only
+    such a message (none of these has another general phrase that would outrank it)."""
     spec = _spec_account_pattern().search(message.lower()) is not None
     verdict = general_verdict([message], [])
-    reading = verdict is not None and verdict.source.startswith("general evidence, an ")
+    reading = verdict is not None and verdict.source in {
+        "general evidence, an allowance spent",
+        "general evidence, an account held",
+        "general evidence, a credential refused",
+    }
     assert reading is spec, message
 
 
@@ -343,3 +368,12 @@ def test_echoes_are_the_quoted_values_spec_names(text: str) -> None:
     echoes = _Echoes(text)
     for at in range(len(text) + 1):
         assert echoes.around(at) == any(start < at < end for start, end in kept), at
+
+
+@given(credential=st.from_regex(_signals_module()._CREDENTIAL, fullmatch=True))
+def test_every_credential_holds_a_prefilter_word(credential: str) -> None:
+    """_account_verdict runs the refusal pattern only where a credential word occurs: each
+    credential the pattern names holds one."""
+    from agenterr._signals import _CREDENTIAL_WORDS
+
+    assert any(word in credential for word in _CREDENTIAL_WORDS), credential
