@@ -781,7 +781,7 @@ def _api_error(
     relayed = _relay(document) if status is None else None
     if relayed is not None:
         return relayed
-    error = document.get("error")
+    error = next((document[key] for key in _ERROR_MEMBERS if key in document), None)
     if status is not None and not (isinstance(error, str) and error):
         error = status  # Google Maps' "status": "REQUEST_DENIED" names the error
     signals = read_signals(document)

@@ -233,6 +233,12 @@ class _Reader:
         if isinstance(value, str) and value and len(self.messages) < _MAX_MESSAGES:
             self.messages.append(value[:_MAX_MESSAGE])
 
+    def error_string(self, error: str) -> None:
+        """An error given as a string: an identifier, and a message too when it is prose."""
+        self.identifier(error)
+        if " " in error[:_MAX_MESSAGE]:  # prose, not a code: {"error": "Your …"}
+            self.message(error)
+
     def error_object(self, error: dict[str, Any]) -> None:
         """``error: {...}`` of OpenAI, Anthropic, Google, Azure, Stripe, Microsoft Graph."""
         for key in ("code", "type", "reason"):
@@ -342,13 +348,13 @@ def _from_document(document: object, problem_json: bool) -> Signals:
     if isinstance(error, dict):
         reader.error_object(error)
     elif isinstance(error, str):  # Slack {"ok": false, "error": "rate_limited"}
-        reader.identifier(error)
-        if " " in error[:_MAX_MESSAGE]:  # prose, not a code: {"error": "Your …"}
-            reader.message(error)
+        reader.error_string(error)
     aws = document.get("Error")  # AWS query JSON {"Error": {"Code": …, "Message": …}}
     if isinstance(aws, dict):
         reader.identifier(aws.get("Code"))
         reader.message(aws.get("Message"))
+    elif isinstance(aws, str) and error is None:  # OMDb {"Response": "False", "Error": …}
+        reader.error_string(aws)
     if "__type" in document:
         reader.identifier(document["__type"], namespaced=True)
     for key in _IDENTIFIER_KEYS:
