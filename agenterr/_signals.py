@@ -930,6 +930,12 @@ _REFUSAL = (
     rf"(?<![a-z0-9])(?:(?:{_CREDENTIAL})(?![a-z0-9]){_CLAUSE}(?<![a-z0-9])(?:{_REFUSED})"
     rf"|(?:{_REFUSED})(?![a-z0-9]){_CLAUSE}(?<![a-z0-9])(?:{_CREDENTIAL}))(?![a-z0-9])"
 )
+_ACCOUNT_WORDS = (
+    *("subscription", "trial", "budget", "credit", "balance", "billing", "invoice", "spend"),
+    *("plan", "suspended", "deactivated", "disabled", "banned", "blocked"),
+)
+"""Substrings every match of _ACCOUNT holds (an allowance, or a held account's word): its
+pattern runs only where one occurs, as _REFUSAL's does."""
 _CREDENTIAL_WORDS = ("token", "key", "secret", "credential")
 """Substrings every match of _REFUSAL holds: its pattern runs only where one occurs (a
 window of JSON full of "invalid" would otherwise try every credential after each one)."""
@@ -962,7 +968,8 @@ def _account_verdict(lowered: list[str]) -> Verdict | None:
     best: Verdict | None = None
     for text in lowered:
         echoes: _Echoes | None = None  # found once, at the first match
-        for match in _account().finditer(text):
+        spoken = any(word in text for word in _ACCOUNT_WORDS)
+        for match in _account().finditer(text) if spoken else ():
             if echoes is None:
                 echoes = _Echoes(text)
             if echoes.around(match.start()):

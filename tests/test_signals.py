@@ -377,3 +377,18 @@ def test_every_credential_holds_a_prefilter_word(credential: str) -> None:
     from agenterr._signals import _CREDENTIAL_WORDS
 
     assert any(word in credential for word in _CREDENTIAL_WORDS), credential
+
+
+_ALLOWANCE_OR_HELD = st.one_of(
+    st.from_regex(_signals_module()._ALLOWANCE, fullmatch=True),
+    st.from_regex(_signals_module()._HELD, fullmatch=True),
+)
+
+
+@given(word=_ALLOWANCE_OR_HELD)
+def test_every_account_match_holds_a_prefilter_word(word: str) -> None:
+    """Every match of the account pattern holds an allowance (its first two forms) or a held
+    account's word (its third): each holds one of the words its prefilter looks for."""
+    from agenterr._signals import _ACCOUNT_WORDS
+
+    assert any(w in word for w in _ACCOUNT_WORDS), word
