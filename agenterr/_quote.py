@@ -886,8 +886,10 @@ _FAMILIES: tuple[tuple[str, bool, str, tuple[str, ...]], ...] = (
     # body ('"code": 400'), and would send each through rule 2.
     *((re.escape(start) + _EQUALS_SEPARATOR, False, start, (start,)) for start in _CODE_STARTS),
     # Rule 30's flag: "--" with a key word after it and its name's other words.
-    # Name words end in "-", or in "_" inside a key word (rule 30 reads "--api_key" too).
-    ("--(?:[a-z0-9]{1,32}[-_]){0,3}(?:pass|pwd|secret|key|token|auth)", False, "--", ("--",)),
+    # Every key word rule 30 reads holds one of these words, after at most three name words
+    # and a key's own parts ("--x-y-z-api-key", "--apikey", "--client_secret"): 128 name
+    # characters bound the search.
+    ("--[a-z0-9_-]{0,128}?(?:pass|pwd|secret|key|token|auth)", False, "--", ("--",)),
     # Rule 26's element: "<" starts every tag, a credential-named one is rare.
     (rf"<{_SECRET_TAG}(?:\s|>)", False, "<", ("<",)),
     ("k_(?:live|test)_", False, "k_", ("k_live_", "k_test_")),

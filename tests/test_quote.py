@@ -1376,7 +1376,12 @@ def test_secret_element_cache_is_bounded_and_agrees() -> None:
 
 
 @pytest.mark.parametrize(
-    "flag", ["api_key", "client_secret", "access_token", "csrf_token", "private_key", "api-key"]
+    "flag",
+    [
+        *("api_key", "client_secret", "access_token", "csrf_token", "private_key", "api-key"),
+        *("apikey", "privatekey", "accesstoken", "subscriptionkey", "x-y-z-api-key"),
+        "a-b-c-client-secret",
+    ],
 )
 def test_a_flag_whose_key_word_has_an_underscore_is_redacted(flag: str) -> None:
     """Regression: rule 30's gate read only "-" between a flag's words, so the rule never ran
