@@ -503,22 +503,19 @@ def _reply_shape(
             if isinstance(failed, Failure):  # a 4xx/5xx always is
                 return _Found(failed, f" (reply status {number})")
     member = next((document[key] for key in _ERROR_MEMBERS if key in document), None)
-    if (isinstance(member, str) and member.strip()) or (
-        isinstance(member, dict)
-        and (
-            any(_text(member.get(key)) for key in _ERROR_TEXTS)
-            or _code(member.get("error_code")) is not None
-        )
-    ):
+    if isinstance(member, str) and member.strip():
         return _api_error(document, payload, scopes)
-    code = _code(next((document[key] for key in _CODE_MEMBERS if key in document), None))
-    if (
-        code is not None
-        and code != 0
-        and not 200 <= code <= 299
-        and message
-        and document.get("data") is None
-    ):
+    if isinstance(member, dict):
+        # A result code, when the object has one, says whether it reports a failure (VK's
+        # error_code; 0 is success); otherwise any non-empty text does.
+        if "error_code" in member:
+            reports = _failed_code(member["error_code"])
+        else:
+            reports = any(_text(member.get(key)) for key in _ERROR_TEXTS)
+        if reports:
+            return _api_error(document, payload, scopes)
+    code = next((document[key] for key in _CODE_MEMBERS if key in document), None)
+    if _failed_code(code) and message and document.get("data") is None:
         return _api_error(document, payload, scopes)
     return _message_alone(document, message, payload)
 
@@ -534,6 +531,12 @@ def _message_alone(document: dict[str, Any], message: str, payload: object) -> _
     if verdict is None or verdict.code not in _MESSAGE_ALONE_GROUPS or not moves_alone(verdict):
         return None
     return _Failure(verdict.code, " (reply message)", snippet(payload), verdict.quota)
+
+
+def _failed_code(value: object) -> bool:
+    """A result code that reports a failure: a code (``_code``) other than 0 and 200-299."""
+    code = _code(value)
+    return code is not None and code != 0 and not 200 <= code <= 299
 
 
 def _code(value: object) -> int | None:

@@ -909,8 +909,10 @@ _CLAUSE = r"[^.;!?\n]{0,40}?"
 # Credential concepts (SPEC 11.12, 3.6): a credential the caller presents and a word saying
 # the server refused it, either way round ("access_token is invalid or not latest", "invalid
 # credential", "the provided credentials could not be validated"). Not a bare "token": a
-# model's tokens and a parser's "unexpected token" are no credential; not "failed" either,
-# which a tool's own report of a command line ("failed: run --api_key …") holds.
+# model's tokens and a parser's "unexpected token" are no credential; not "failed" or
+# "wrong" either, which a tool's own report ("failed: run --api_key …") or a server's
+# ("something went wrong while checking your API key") holds; and not a credential word that
+# starts a longer name ("access_key_id must be 20 characters" is about an argument).
 _CREDENTIAL = (
     r"access[ _-]?tokens?|access[ _-]?keys?|auth(?:entication|orization)?[ _-]?tokens?|"
     r"bearer[ _-]?tokens?|refresh[ _-]?tokens?|api[ _-]?(?:keys?|tokens?|secrets?)|"
@@ -918,7 +920,7 @@ _CREDENTIAL = (
     r"credentials?"
 )
 _REFUSED = (
-    r"invalid|expired|not valid|no longer valid|incorrect|wrong|revoked|missing|illegal|"
+    r"invalid|expired|not valid|no longer valid|incorrect|revoked|missing|illegal|"
     r"could not be (?:validated|verified)|not recogni[sz]ed|mismatch(?:ed)?|does not match"
 )
 _ACCOUNT = (
@@ -927,8 +929,9 @@ _ACCOUNT = (
     rf"|(?:{_HOLDER})(?![a-z0-9]){_CLAUSE}(?<![a-z0-9])(?P<held>{_HELD}))(?![a-z0-9])"
 )
 _REFUSAL = (
-    rf"(?<![a-z0-9])(?:(?:{_CREDENTIAL})(?![a-z0-9]){_CLAUSE}(?<![a-z0-9])(?:{_REFUSED})"
-    rf"|(?:{_REFUSED})(?![a-z0-9]){_CLAUSE}(?<![a-z0-9])(?:{_CREDENTIAL}))(?![a-z0-9])"
+    rf"(?<![a-z0-9])(?:(?:{_CREDENTIAL})(?![a-z0-9_]){_CLAUSE}(?<![a-z0-9])(?:{_REFUSED})"
+    rf"|(?:{_REFUSED})(?![a-z0-9]){_CLAUSE}(?<![a-z0-9])(?:{_CREDENTIAL})(?![a-z0-9_]))"
+    r"(?![a-z0-9])"
 )
 _ACCOUNT_WORDS = (
     *("subscription", "trial", "budget", "credit", "balance", "billing", "invoice", "spend"),

@@ -330,6 +330,8 @@ _ACCOUNT_SAMPLES = [
     "max_tokens is invalid",
     "the signature field of the document is invalid",
     "credential rotation completed",
+    "Something went wrong while checking your API key, please retry",
+    "invalid request: access_key_id must be 20 characters",
 ]
 
 
