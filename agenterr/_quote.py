@@ -100,7 +100,7 @@ _SESSION_KEYS = r"session(?:[_-]?id)?|sid|jsessionid|phpsessid"
 _SIGNATURE_KEYS = r"sig|signature"
 # Query parameters named key or code (an OAuth authorization code): only after "?" or "&",
 # plain or escaped, where they are names; "error code=500" stays. Every code key ends one of
-# _CODE_STARTS (in the lower-cased text; "&amp;code" ends "&code"), which gate rule 2.
+# _CODE_STARTS (in the lower-cased text), which gate rule 2.
 _QUERY_KEY = "(?:key|code)(?:{})".format(
     "|".join(
         f"(?<={before}{word})"
@@ -120,6 +120,7 @@ _KEY_START = (
 )
 _CODE_STARTS = (
     "?code", "&code", "%26code", "%3fcode", "%2526code", "%253fcode", "\\u0026code",
+    "&amp;code",
 )  # fmt: skip
 # Where a known token prefix may start: no letter, digit or "_" before it, or right after a
 # percent-escape, plain or encoded again (q=Bearer%20sk-proj-…, key%3Dsk-…, key%253Dsk-…).
@@ -142,7 +143,7 @@ _CREDENTIAL = (
 _DONE = r"(?:\[redacted\]|(?:\[(?:r(?:e(?:d(?:a(?:c(?:t(?:e(?:d)?)?)?)?)?)?)?)?)?…\[truncated\])"
 # An unquoted value: up to the next separator, unless it is an auth scheme (rule 1
 # handles those), an earlier redaction or an escaped quote (rule 3 redacted that value).
-_BARE_VALUE = rf"""(?!(?:bearer|basic|token)(?:\s|\Z))(?!{_DONE}|\\++["'])[^\s"'&,;}}\]]++"""
+_BARE_VALUE = rf"""(?!(?:bearer|basic|token)(?:\s|\Z))(?!\\*+{_DONE}|\\++["'])[^\s"'&,;}}\]]++"""
 # A doubled escape of a quote inside a double-quoted value: JSON inside a Python repr,
 # where "hun\"ter2" is written "hun\\"ter2". It is part of the value unless what follows
 # it can follow a closing quote (white space, , : ; } ] ) ' or the end), so that JSON's
@@ -155,7 +156,7 @@ _REPR_ESCAPED_QUOTE = r"""\\\\"(?=[^\s,:;}\])'])"""
 # of a Python repr whose first argument is a string (('Bearer', '…'), SecretStr('…')), its
 # opening only (structured_end reads it whole); not an earlier redaction in its quotes.
 _QUOTED_VALUE = (
-    rf"""(?!["']?(?:\\++")?{_DONE})(?:"(?:[^"\\]|{_REPR_ESCAPED_QUOTE}|\\.)*+"?|'(?:[^'\\]|\\.)*+'?|\\++"[^"]*+"?"""
+    rf"""(?!["']?\\*+"?{_DONE})(?:"(?:[^"\\]|{_REPR_ESCAPED_QUOTE}|\\.)*+"?|'(?:[^'\\]|\\.)*+'?|\\++"[^"]*+"?"""
     r"""|\{(?:[^{}]|\{[^{}]*+\})*+\}?|\[(?:[^\[\]]|\[[^\[\]]*+\])*+\]?"""
     r"""|(?:[a-z_][a-z0-9_.]{0,63}+)?\((?=\s*['"]))"""
 )
