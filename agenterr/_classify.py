@@ -12,7 +12,7 @@ from typing import Any
 
 from ._headers import MAX_HEADERS, HeaderView
 from ._hints import hint_for, schema_hint, where
-from ._outcome import Failure, Success, built_failure
+from ._outcome import Failure, Success
 from ._quote import snippet
 from ._reason import Reason, reason
 from ._refine import REFINE_HEADERS, refine, status_rule
@@ -112,7 +112,7 @@ def status_outcome(  # noqa: PLR0917 - internal, called positionally on the hot 
         retry_after = retry_after_from_headers(headers, now=now)
     quoted = snippet(body if quote is None else quote)
     hint = hint_for(code, where_, quoted, retry_after, quota=quota)
-    return built_failure(code, hint, retry_after, recorded, error, why)
+    return Failure(code, hint, retry_after, recorded, error, why)
 
 
 _RETRY_NAMES = frozenset(RETRY_HEADERS)
@@ -202,7 +202,7 @@ def _fast_headers(status: int, headers: dict[Any, Any]) -> Success[None] | Failu
     if delay is None or delay > LONG_WAIT:
         return None  # a long wait may make a rate limit a quota: the refinements decide
     hint = hint_for(code, where(status), "", delay)
-    cached = built_failure(code, hint, delay, status, None, _ROW_REASON[status - 100])
+    cached = Failure(code, hint, delay, status, None, _ROW_REASON[status - 100])
     return _BY_HEADER.remember(key, cached)
 
 
@@ -301,4 +301,4 @@ _UNKNOWN_HINT = hint_for(Code.UNKNOWN, where(0, transport=True))
 def internal_failure(exc: Exception) -> Failure:
     """UNKNOWN for an input that defeated every guard (a hostile object): never raised."""
     why = reason("internal", type(exc).__name__)
-    return Failure(Code.UNKNOWN, _UNKNOWN_HINT, None, 0, None, exc, why)
+    return Failure(Code.UNKNOWN, _UNKNOWN_HINT, None, 0, exc, why)

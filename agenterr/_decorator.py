@@ -47,7 +47,7 @@ import wrapt
 
 from ._exceptions import passes_through
 from ._frameworks import refuse_registration
-from ._outcome import Failure, Outcome, Success, built_success
+from ._outcome import Failure, Outcome, Success
 from ._policy import (
     AWAITABLE,
     PLAIN,
@@ -115,7 +115,7 @@ def _sync(policy: Policy, raises: bool) -> _Wrapper:
         except Exception as exc:
             return policy.on_exception(exc, wrapped, args, kwargs, True)
         if type(result) in plain:
-            return built_success(result)
+            return Success(result)
         if result_kind(type(result)) == AWAITABLE:
             return _awaited(policy, False, result, wrapped, args, kwargs)
         return policy.on_result(result)
@@ -193,7 +193,7 @@ def _async(policy: Policy, raises: bool) -> _Wrapper:
         except Exception as exc:
             return policy.on_exception(exc, wrapped, args, kwargs, True)
         if type(result) in plain:
-            return built_success(result)
+            return Success(result)
         return policy.on_result(result)
 
     return call
@@ -217,7 +217,7 @@ def _async(policy: Policy, raises: bool) -> _Wrapper:
 
 def _item(policy: Policy, item: Any, raises: bool) -> Any:
     if not policy.envelopes and type(item) in PLAIN:
-        return item if raises else built_success(item)
+        return item if raises else Success(item)
     if raises:
         return policy.result_value(item)
     return policy.on_result(item)

@@ -30,7 +30,7 @@ from ._classify import code_for_status, internal_failure, response_outcome, stat
 from ._headers import HeaderView
 from ._hints import hint_for
 from ._hints import where as http_where
-from ._outcome import Failure, Outcome, Success, built_failure
+from ._outcome import Failure, Outcome, Success
 from ._quote import SCAN_WINDOW, snippet
 from ._reason import reason
 from ._responses import in_memory_body
@@ -227,7 +227,7 @@ def _outcome(failure: _Failure, view: HeaderView | None, now: Clock) -> Failure:
     if code is not failure.code:
         why = reason("r-long-wait", f"a wait of {delay:g} s", failure.code)
     hint = hint_for(code, failure.where, failure.quoted, retry_after, quota=quota)
-    return built_failure(code, hint, retry_after, 0, None, why)
+    return Failure(code, hint, retry_after, 0, None, why)
 
 
 def _with_retry_after(found: _Found, view: HeaderView | None, now: Clock) -> _Found:
@@ -240,7 +240,7 @@ def _with_retry_after(found: _Found, view: HeaderView | None, now: Clock) -> _Fo
             hint = outcome.llm_hint
             if hint == hint_for(code, found.where, "", None):
                 hint = hint_for(code, found.where, "", delay)  # the template, with its wait
-            relayed = built_failure(code, hint, delay, outcome.status, None, outcome.reason)
+            relayed = Failure(code, hint, delay, outcome.status, None, outcome.reason)
             return _Found(relayed, found.where)
     return found
 
@@ -767,7 +767,7 @@ def _relay(wire: dict[str, Any]) -> _Found | None:
         "" if said is None else f", {said.rule}" + (f": {said.evidence}" if said.evidence else "")
     )
     why = reason("e-relay", "a peer's outcome" + peer)
-    relayed = built_failure(outcome.code, hint, outcome.retry_after, outcome.status, None, why)
+    relayed = Failure(outcome.code, hint, outcome.retry_after, outcome.status, None, why)
     return _Found(relayed, place)
 
 

@@ -9,7 +9,7 @@ import functools
 import math
 from collections.abc import Iterable
 
-from ._quote import snippet
+from ._quote import Cleaned, snippet
 from ._taxonomy import Code
 
 __all__ = [
@@ -104,21 +104,21 @@ def hint_for(
     retry_after: float | None = None,
     *,
     quota: bool = False,
-) -> str:
+) -> Cleaned:
     """The hint for ``code``; ``quoted`` is text already passed through :func:`snippet`.
 
     ``quota`` selects the billing/quota wording of ``UNAUTHORIZED``.
     """
     if quota and code is Code.UNAUTHORIZED:
         head, _, tail = _QUOTA_PIECES
-        return "".join((head, where_, tail, _SAID if quoted else "", quoted))
+        return Cleaned("".join((head, where_, tail, _SAID if quoted else "", quoted)))
     if not quoted:
         return _bare_hint(code, where_, retry_after)
     return _format_hint(code, where_, quoted, retry_after)
 
 
 @functools.lru_cache(maxsize=2048)
-def _bare_hint(code: Code, where_: str, retry_after: float | None) -> str:
+def _bare_hint(code: Code, where_: str, retry_after: float | None) -> Cleaned:
     # Hints without a quote repeat endlessly (same code, status and delay): format once.
     return _format_hint(code, where_, "", retry_after)
 
@@ -141,7 +141,7 @@ _QUOTA_PIECES = _pieces(QUOTA_TEMPLATE)
 _SAID = " The API said: "
 
 
-def _format_hint(code: Code, where_: str, quoted: str, retry_after: float | None) -> str:
+def _format_hint(code: Code, where_: str, quoted: str, retry_after: float | None) -> Cleaned:
     pieces = _PIECES.get(code)
     if pieces is None:  # SCHEMA_INVALID has its own builder
         return schema_hint(())
@@ -149,8 +149,8 @@ def _format_hint(code: Code, where_: str, quoted: str, retry_after: float | None
     said = _SAID if quoted else ""
     # One join: a chain of + copies the growing hint once per piece.
     if middle is None:
-        return "".join((head, where_, tail, said, quoted))
-    return "".join((head, where_, middle, wait_phrase(retry_after), tail, said, quoted))
+        return Cleaned("".join((head, where_, tail, said, quoted)))
+    return Cleaned("".join((head, where_, middle, wait_phrase(retry_after), tail, said, quoted)))
 
 
 def split_quote(hint: str) -> tuple[str, str]:
@@ -166,7 +166,7 @@ def split_quote(hint: str) -> tuple[str, str]:
 _SCHEMA_LEAD = "The arguments you generated do not match the required schema."
 
 
-def schema_hint(problems: Iterable[object]) -> str:
+def schema_hint(problems: Iterable[object]) -> Cleaned:
     """The SCHEMA_INVALID hint: a bulleted list of at most MAX_PROBLEMS cleaned problems."""
     lines: list[str] = []
     extra = 0
@@ -178,8 +178,8 @@ def schema_hint(problems: Iterable[object]) -> str:
         if line:
             lines.append(line)
     if not lines:
-        return f"{_SCHEMA_LEAD} Check them against the tool's parameters and resend."
+        return Cleaned(f"{_SCHEMA_LEAD} Check them against the tool's parameters and resend.")
     body = "\n".join(f"- {line}" for line in lines)
     if extra:
         body += f"\n- … and {extra} more"
-    return f"{_SCHEMA_LEAD} Fix the following and resend:\n{body}"
+    return Cleaned(f"{_SCHEMA_LEAD} Fix the following and resend:\n{body}")

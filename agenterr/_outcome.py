@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Literal, NoReturn, TypeVar, overload
 
 from ._hints import MAX_PROBLEMS, hint_for, schema_hint, where
-from ._quote import SCAN_WINDOW, snippet
+from ._quote import SCAN_WINDOW, Cleaned, snippet
 from ._reason import RULES, Reason, reason
 from ._retry_after import RETRY_AFTER_CEILING
 from ._status import as_status
@@ -52,7 +52,9 @@ class Outcome(Generic[T_co]):
     ``if out.ok is True``, ``if out.code is None`` or ``isinstance(out, Failure)``.
 
     Build failures with :meth:`failure` (or the classifiers) and successes with
-    :meth:`success`.
+    :meth:`success`. Every outcome, the classifiers' and the decorator's included, is built
+    by the one constructor of its kind, ``Success(value, status)`` or ``Failure(code,
+    llm_hint, retry_after, status, error, reason)``, which checks every field.
 
     Every instance holds these invariants, checked when it is built (``ValueError`` or
     ``TypeError`` otherwise, naming the field), so whatever consumes an Outcome (a retry
@@ -68,7 +70,8 @@ class Outcome(Generic[T_co]):
       invisible or bidi character, no credential), except that a list item starts on a new
       line with ``"- "``, as in the ``SCHEMA_INVALID`` hint: a hint given to the constructor
       (or read by :meth:`from_dict`) passes the same cleaning and redaction gate as an API's
-      quote; a success has no hint.
+      quote, except one the package's hint builders wrote from text that already passed it
+      (a ``Cleaned`` string, which the gate would leave unchanged); a success has no hint.
     """
 
     code: Code | None = None
@@ -90,71 +93,25 @@ class Outcome(Generic[T_co]):
     success and when nobody said (a failure built by hand without one). Not compared, and
     on the wire only when asked for (:meth:`to_dict` with ``explain=True``)."""
 
-    def __new__(cls, code: Code | None = None, *args: Any, **kwargs: Any) -> Outcome[Any]:
-        # Outcome(...) itself picks the kind; Success(...) and Failure(...) are what they say
-        # (and __init__ rejects a code that does not fit them).
-        kind = cls
-        if cls is Outcome:
-            kind = Failure if code is not None else Success
-        instance: Outcome[Any] = object.__new__(kind)
-        return instance
-
-    def __init__(  # noqa: PLR0917 - the dataclass field order, as before
-        self,
+    def __new__(  # noqa: PLR0917 - the fields' order
+        cls,
         code: Code | None = None,
         llm_hint: str = "",
         retry_after: float | None = None,
         status: int = 0,
-        value: T_co | None = None,
+        value: Any = None,
         error: BaseException | None = None,
         reason: Reason | None = None,
-    ) -> None:
-        # Checks first, on the arguments (locals are cheaper than attributes), then one
-        # write per slot: a handful of type checks and one str.isprintable() on the common
-        # path. The decorator's success path does not come through here at all.
-        if code is not None and type(code) is not Code:
-            raise TypeError(
-                f"code: must be a Code or None, got {type(code).__name__}"
-                " (Outcome.failure() parses a code name)"
-            )
-        if type(status) is not int:
-            if type(status) is bool or not isinstance(status, int):
-                raise TypeError(f"status: must be an int, got {type(status).__name__}")
-            status = int(status)  # an IntEnum such as http.HTTPStatus: store the number
-        if code is None:
-            if isinstance(self, Failure):
-                raise ValueError("code: a Failure needs a Code")
-            if status and not 200 <= status <= 299:
-                raise ValueError(f"status: a success carries 0 or a 2xx status, got {status}")
-            if llm_hint or retry_after is not None or reason is not None:
-                raise ValueError("llm_hint, retry_after, reason: a success carries none")
-        else:
-            if isinstance(self, Success):
-                raise ValueError("code: a Success carries no code")
-            if status and not (100 <= status <= 199 or 300 <= status <= 599):
-                raise ValueError(
-                    f"status: a failure carries 0 or a non-2xx status from 100 to 599, got {status}"
-                )
-            if type(llm_hint) is not str:
-                raise TypeError(f"llm_hint: must be a str, got {type(llm_hint).__name__}")
-            if llm_hint:  # text from outside passes the gate, credentials included
-                llm_hint = _clean_hint(llm_hint)
-            if retry_after is not None and not (
-                type(retry_after) is float
-                and 0.0 <= retry_after <= RETRY_AFTER_CEILING
-                and code.retryable
-            ):
-                retry_after = _checked_delay(retry_after, code)
-            if reason is not None:
-                reason = _checked_reason(reason, code)
-        _set = object.__setattr__
-        _set(self, "code", code)
-        _set(self, "llm_hint", llm_hint)
-        _set(self, "retry_after", retry_after)
-        _set(self, "status", status)
-        _set(self, "value", value)
-        _set(self, "error", error)
-        _set(self, "reason", reason)
+    ) -> Outcome[Any]:
+        """``Outcome(...)`` builds the kind ``code`` says: a :class:`Failure` for a code, a
+        :class:`Success` for ``None`` (which carries no failure field)."""
+        if cls is not Outcome:
+            raise TypeError(f"{cls.__name__}: an outcome type subclasses Success or Failure")
+        if code is not None:
+            return Failure(code, llm_hint, retry_after, status, error, reason, value=value)
+        if llm_hint or retry_after is not None or error is not None or reason is not None:
+            raise ValueError("llm_hint, retry_after, error, reason: a success carries none")
+        return Success(value, status)
 
     @property
     def ok(self) -> bool:
@@ -185,7 +142,7 @@ class Outcome(Generic[T_co]):
     @staticmethod
     def success(value: Any = None, *, status: int = 0) -> Success[Any]:
         """An ok outcome carrying the tool's return value (and the 2xx ``status``, if any)."""
-        return Success(value=value, status=status)
+        return Success(value, status)
 
     @staticmethod
     def failure(
@@ -228,7 +185,7 @@ class Outcome(Generic[T_co]):
             else:
                 place = where(recorded, transport=recorded == 0)
                 llm_hint = hint_for(parsed, place, "", retry_after)
-        return Failure(parsed, llm_hint, retry_after, recorded, None, error, reason)
+        return Failure(parsed, llm_hint, retry_after, recorded, error, reason)
 
     def __str__(self) -> str:
         if self.code is None:
@@ -255,7 +212,7 @@ class Outcome(Generic[T_co]):
             "retryable": self.code.retryable,
         }
         if self.llm_hint:
-            out["llm_hint"] = self.llm_hint
+            out["llm_hint"] = str(self.llm_hint)  # the wire holds plain strings
         if self.retry_after is not None:
             seconds = math.ceil(self.retry_after)  # round up: nobody retries early
             if seconds > 0:
@@ -277,7 +234,7 @@ class Outcome(Generic[T_co]):
             if code is None:
                 return '{"ok":true,"retryable":false}'
             head = _WIRE_HEAD.get(code)
-            if head is not None and type(hint) is str and type(status) is int:
+            if head is not None and isinstance(hint, str) and type(status) is int:
                 parts = [head]
                 if hint:
                     parts.append(',"llm_hint":')
@@ -375,19 +332,23 @@ class Outcome(Generic[T_co]):
         """The success value, or raise as :meth:`raise_for_failure` does."""
         return self.raise_for_failure().value
 
-    def __reduce__(self) -> tuple[Any, ...]:
-        # The original exception is process-local (tracebacks, sockets): never pickled.
-        fields = (self.code, self.llm_hint, self.retry_after, self.status, self.value)
-        return (Outcome, (*fields, None, self.reason))
-
 
 class Success(Outcome[T_co]):
     """An attempt that succeeded: ``ok`` is true, ``code`` is ``None``, :attr:`value` is the
-    tool's return value and ``status`` 0 or the 2xx that produced it."""
+    tool's return value and ``status`` 0 or the 2xx that produced it.
+
+    ``Success(value, status)``; the failure fields may be named only with their empty
+    values (as :func:`dataclasses.replace` names every field)."""
 
     __slots__ = ()
-    if TYPE_CHECKING:  # what the type checker knows of a success; the slots are Outcome's
-        code: None
+    # What no success can vary is the class's: building one writes its value and status.
+    code: None = None
+    llm_hint = ""
+    retry_after = None
+    error = None
+    reason = None
+
+    if TYPE_CHECKING:
         value: T_co
 
         @property
@@ -399,15 +360,39 @@ class Success(Outcome[T_co]):
         @property
         def retryable(self) -> Literal[False]: ...
 
+    @overload
+    def __new__(cls, *, status: int = 0) -> Success[None]: ...
+    @overload
+    def __new__(cls, value: V, status: int = 0) -> Success[V]: ...
+    def __new__(cls, value: Any = None, status: int = 0, **empty: object) -> Success[Any]:
+        if empty:  # dataclasses.replace() names every field
+            _no_failure_fields(empty)
+        if status:
+            status = _checked_status(status)
+            if not 200 <= status <= 299:
+                raise ValueError(f"status: a success carries 0 or a 2xx status, got {status}")
+        self = object.__new__(cls)
+        _write_value(self, value)
+        _write_status(self, status)
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Success, (self.value, self.status))
+
 
 class Failure(Outcome[NoReturn]):
     """An attempt that failed: ``code`` is a :class:`Code` (so ``class_`` is a
-    :class:`Class`), ``llm_hint`` the text for the model, ``value`` ``None``."""
+    :class:`Class`), ``llm_hint`` the text for the model, ``value`` ``None``.
+
+    ``Failure(code, llm_hint, retry_after, status, error, reason)``, every field checked as
+    :class:`Outcome` says. :meth:`Outcome.failure` is the friendlier builder (a code's name,
+    its standard hint, a status or delay normalised rather than rejected)."""
 
     __slots__ = ()
+    value = None  # a failure has no value
+
     if TYPE_CHECKING:
         code: Code
-        value: None
 
         @property
         def ok(self) -> Literal[False]: ...
@@ -416,6 +401,49 @@ class Failure(Outcome[NoReturn]):
         @property
         def class_(self) -> Class: ...
 
+    def __new__(  # noqa: PLR0917 - the fields' order, as Outcome(...) takes them
+        cls,
+        code: Code,
+        llm_hint: str = "",
+        retry_after: float | None = None,
+        status: int = 0,
+        error: BaseException | None = None,
+        reason: Reason | None = None,
+        *,
+        value: None = None,
+    ) -> Failure:
+        if code is None:
+            raise ValueError("code: a Failure needs a Code (a success is Success(value))")
+        if type(code) is not Code:
+            raise TypeError(
+                f"code: must be a Code, got {type(code).__name__}"
+                " (Outcome.failure() parses a code name)"
+            )
+        if value is not None:
+            raise ValueError("value: a failure carries none")
+        if status:
+            status = _checked_status(status)
+            if not (100 <= status <= 199 or 300 <= status <= 599):
+                raise ValueError(
+                    f"status: a failure carries 0 or a non-2xx status from 100 to 599, got {status}"
+                )
+        if type(llm_hint) is not Cleaned:  # what the hint builders wrote passed the gate
+            if not isinstance(llm_hint, str):
+                raise TypeError(f"llm_hint: must be a str, got {type(llm_hint).__name__}")
+            llm_hint = _clean_hint(llm_hint) if llm_hint else ""
+        if retry_after is not None:
+            retry_after = _checked_delay(retry_after, code)
+        if reason is not None:
+            reason = _checked_reason(reason, code)
+        self = object.__new__(cls)
+        _set(self, "code", code)
+        _set(self, "llm_hint", llm_hint)
+        _set(self, "retry_after", retry_after)
+        _set(self, "status", status)
+        _set(self, "error", error)
+        _set(self, "reason", reason)
+        return self
+
     def raise_for_failure(self) -> NoReturn:
         """Raise the typed error for this failure's class (chained from :attr:`error`)."""
         _raise(self)
@@ -423,6 +451,22 @@ class Failure(Outcome[NoReturn]):
     def unwrap(self) -> NoReturn:
         """Raise as :meth:`raise_for_failure` does: a failure has no value."""
         _raise(self)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # The original exception is process-local (tracebacks, sockets): never pickled.
+        fields = (self.code, self.llm_hint, self.retry_after, self.status)
+        return (Failure, (*fields, None, self.reason))
+
+
+_set = object.__setattr__
+"""How a frozen dataclass writes its own fields while it is built."""
+
+# A success is built on every call of a decorated tool in Outcome mode. Writing its two slots
+# through their descriptors skips object.__setattr__'s check that no Python __setattr__ (the
+# frozen one) is bypassed, which costs more than the writes: kept because the Outcome-mode
+# guard rail (benchmarks/bench_decorator.py, ≤ 1.8× a bare wrapper) is missed without it.
+_write_value = Outcome.__dict__["value"].__set__
+_write_status = Outcome.__dict__["status"].__set__
 
 
 _quote = json.encoder.encode_basestring
@@ -449,55 +493,6 @@ its "… and N more" line (SPEC 8.1); later items are dropped."""
 HINT_CAP = SCAN_WINDOW
 """Most characters of a hint that had to be cleaned: an item that would take it past this is
 dropped with every item after it (SPEC 8.1). Every hint a classifier builds is shorter."""
-
-
-def built_failure(  # noqa: PLR0917 - internal, called positionally on the hot path
-    code: Code,
-    hint: str,
-    retry_after: float | None,
-    status: int,
-    error: BaseException | None,
-    why: Reason | None = None,
-) -> Failure:
-    """A failure the classifiers built, without the constructor's checks: its hint is a
-    template around quotes that already passed the gate, its delay was parsed and bounded,
-    its status checked, its reason built by :func:`~agenterr._reason.reason`. Internal:
-    nothing from outside comes through here."""
-    outcome: Failure = _new(Failure)
-    _SET_CODE(outcome, code)
-    _SET_HINT(outcome, hint)
-    _SET_RETRY_AFTER(outcome, retry_after if code.retryable else None)
-    _SET_STATUS(outcome, status)
-    _SET_VALUE(outcome, None)
-    _SET_ERROR(outcome, error)
-    _SET_REASON(outcome, why)
-    return outcome
-
-
-def built_success(value: V) -> Success[V]:
-    """``Outcome.success(value)`` without the frozen ``__init__``, which goes through
-    ``object.__setattr__`` per field: the decorator's Outcome mode builds one per call."""
-    outcome: Success[V] = _new(Success)
-    _SET_CODE(outcome, None)
-    _SET_HINT(outcome, "")
-    _SET_RETRY_AFTER(outcome, None)
-    _SET_STATUS(outcome, 0)
-    _SET_VALUE(outcome, value)
-    _SET_ERROR(outcome, None)
-    _SET_REASON(outcome, None)
-    return outcome
-
-
-# The slots' own setters: what object.__setattr__ ends up calling, without looking each name
-# up again (every classifier builds its outcome here, once per call).
-_new = object.__new__
-_SET_CODE, _SET_HINT, _SET_RETRY_AFTER, _SET_STATUS, _SET_VALUE, _SET_ERROR, _SET_REASON = (
-    Outcome.__dict__[name].__set__
-    for name in ("code", "llm_hint", "retry_after", "status", "value", "error", "reason")
-)
-assert {f.name for f in fields(Outcome)} == {
-    "code", "llm_hint", "retry_after", "status", "value", "error", "reason"
-}  # fmt: skip
 
 
 def _clean_hint(hint: str) -> str:
@@ -532,6 +527,28 @@ def _next_line(hint: str, start: int) -> tuple[str, int]:
     return hint[start : min(end, start + SCAN_WINDOW + 1)], found
 
 
+def _no_failure_fields(given: dict[str, object]) -> None:
+    """A success's failure fields may be named with their empty values only (``None``, or
+    ``""`` for the hint)."""
+    for name, value in given.items():
+        if name not in {"code", "llm_hint", "retry_after", "error", "reason"}:
+            raise TypeError(f"Success() got an unexpected keyword argument {name!r}")
+        if value is not None and not (name == "llm_hint" and value == ""):
+            if name == "reason":
+                raise ValueError("reason: a success carries none")
+            raise ValueError("code, llm_hint, retry_after, error: a success carries none")
+
+
+def _checked_status(status: object) -> int:
+    """A status given to a constructor: an int (an IntEnum such as http.HTTPStatus is stored
+    as its number), never a bool."""
+    if type(status) is int:
+        return status
+    if type(status) is bool or not isinstance(status, int):
+        raise TypeError(f"status: must be an int, got {type(status).__name__}")
+    return int(status)
+
+
 def _checked_delay(delay: object, code: Code) -> float | None:
     if type(delay) is bool or not isinstance(delay, int | float):
         raise TypeError(f"retry_after: must be a number of seconds, got {type(delay).__name__}")
@@ -555,11 +572,14 @@ def _checked_reason(why: object, code: Code) -> Reason:
         raise TypeError(f"reason: must be a Reason or None, got {type(why).__name__}")
     if why.rule not in RULES:
         raise ValueError(f"reason: {_echo(why.rule)} is not a rule SPEC.md section 8.4 lists")
-    if type(why.evidence) is not str:
+    if not isinstance(why.evidence, str):
         raise TypeError(f"reason: evidence must be a str, got {type(why.evidence).__name__}")
     if why.replaced is not None and type(why.replaced) is not Code:
         raise TypeError(f"reason: replaced must be a Code, got {type(why.replaced).__name__}")
-    return reason(why.rule, why.evidence, None if why.replaced is code else why.replaced)
+    replaced = None if why.replaced is code else why.replaced
+    if type(why.evidence) is Cleaned or not why.evidence:  # reason() built it: already clean
+        return why if replaced is why.replaced else why._replace(replaced=replaced)
+    return reason(why.rule, why.evidence, replaced)
 
 
 def _wire_reason(data: object) -> Reason | None:

@@ -23,8 +23,8 @@ from ._classify import from_response, schema_invalid
 from ._envelope import envelope_failure, success_value
 from ._exceptions import binding_problems, entered, passes_through, validation_problems
 from ._hints import hint_for, schema_hint, where
-from ._outcome import Outcome, built_failure, built_success
-from ._quote import clean, snippet
+from ._outcome import Failure, Outcome, Success
+from ._quote import Cleaned, clean, snippet
 from ._reason import Reason, reason
 from ._rules import RuleSet, layers
 from ._shared import BoundedCache, attr
@@ -201,11 +201,12 @@ _MAYBE_APPLIED_HINT = (
 
 def bug(exc: BaseException, expose: bool) -> Outcome[Any]:
     hint = _BUG_HINT
-    if expose:
+    if expose:  # the gate's words after a template: clean as they are
         text = exception_text(exc)
         name = clean(type(exc).__name__, 100)
-        hint += f" The tool raised {name}: {text}" if text else f" The tool raised {name}."
-    return built_failure(Code.UNKNOWN, hint, None, 0, exc, reason("tool-raised", _name(exc)))
+        said = f" The tool raised {name}: {text}" if text else f" The tool raised {name}."
+        hint = Cleaned(hint + said)
+    return Failure(Code.UNKNOWN, hint, None, 0, exc, reason("tool-raised", _name(exc)))
 
 
 def _name(exc: BaseException) -> str:
@@ -232,9 +233,9 @@ def _mapped(code: Code, exc: BaseException) -> Outcome[Any]:
         # The tool's own exception carries no HTTP status, and "(no HTTP response)" would
         # only distract: the place is left out.
         hint = hint_for(code, "")
-        if text:
-            hint += f" The tool said: {text}"
-    return built_failure(code, hint, None, 0, exc, reason("errors-map", _name(exc)))
+        if text:  # the gate's words after a template: clean as they are
+            hint = Cleaned(f"{hint} The tool said: {text}")
+    return Failure(code, hint, None, 0, exc, reason("errors-map", _name(exc)))
 
 
 def _maybe_applied(
@@ -248,7 +249,7 @@ def _maybe_applied(
     error = outcome.error if outcome.error is not None else exc
     prior = outcome.reason
     why = reason("idempotent", prior.evidence if prior is not None else "", outcome.code)
-    return built_failure(Code.UNKNOWN, hint, None, outcome.status, error, why)
+    return Failure(Code.UNKNOWN, hint, None, outcome.status, error, why)
 
 
 def escalated_from(outcome: Outcome[Any]) -> Code | None:
@@ -505,19 +506,19 @@ class Policy:
         if kind == RESPONSE and not ok_response(value):
             outcome = from_response(value, rules=self.rules)
             if outcome.ok:
-                return built_success(value)
+                return Success(value)
             outcome = self.guard(outcome, None)
             self.notify(outcome, None)
             return outcome
         if self.envelopes:
             return self.envelope(value)
-        return built_success(value)
+        return Success(value)
 
     def envelope(self, value: Any) -> Outcome[Any]:
         """``envelopes=True``: the failure an envelope in ``value`` reports, or its success."""
         found = envelope_failure(value, scopes=layers(None, self.rules))
         if found is None:
-            return built_success(success_value(value))
+            return Success(success_value(value))
         outcome: Outcome[Any] = found.outcome
         if (
             not self.idempotent

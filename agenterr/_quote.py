@@ -1436,6 +1436,15 @@ def markup_text(text: str) -> str:
     return " ".join(pieces)
 
 
+class Cleaned(str):
+    """Text that passed this gate, or that was written only from such text and the
+    package's own templates (a hint, a reason's evidence): what builds an Outcome trusts it
+    instead of cleaning it again, as MarkupSafe's ``Markup`` marks escaped text. Any str
+    operation on it returns a plain str, so changed text is cleaned again."""
+
+    __slots__ = ()
+
+
 def snippet(body: object, cap: int = SNIPPET_CAP) -> str:
     """The quotable form of untrusted text: one clean, redacted line of at most ``cap``."""
     if type(body) is str and len(body) <= SCAN_WINDOW:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from ._quote import snippet
+from ._quote import Cleaned, snippet
 from ._taxonomy import Code
 
 __all__ = ["EVIDENCE_CAP", "RULES", "Reason", "reason"]
@@ -44,7 +44,7 @@ class Reason(NamedTuple):
         """The wire form (SPEC.md section 8.4): empty members left out."""
         out = {"rule": self.rule}
         if self.evidence:
-            out["evidence"] = self.evidence
+            out["evidence"] = str(self.evidence)  # the wire holds plain strings
         if self.replaced is not None:
             out["replaced"] = self.replaced.value
         return out
@@ -101,7 +101,7 @@ RULES: dict[str, str] = {
 def reason(rule: str, evidence: str = "", replaced: Code | None = None) -> Reason:
     """A reason whose evidence quotes untrusted text: it passes the quoting gate, capped."""
     assert rule in RULES, rule
-    return Reason(rule, snippet(evidence, EVIDENCE_CAP) if evidence else "", replaced)
+    return Reason(rule, Cleaned(snippet(evidence, EVIDENCE_CAP)) if evidence else "", replaced)
 
 
 Reason.__module__ = "agenterr"

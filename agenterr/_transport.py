@@ -25,7 +25,7 @@ from typing import NamedTuple
 
 from ._classify import from_status, internal_failure, status_outcome
 from ._hints import hint_for, where
-from ._outcome import AgentToolError, Failure, Success, built_failure
+from ._outcome import AgentToolError, Failure, Success
 from ._quote import snippet
 from ._reason import Reason, reason
 from ._responses import response_parts
@@ -527,7 +527,7 @@ def _sdk_wrapped(
 def _credentials(exc: BaseException, original: BaseException) -> Failure:
     code = Code.UNAVAILABLE if attr(exc, "retryable") is True else Code.UNAUTHORIZED
     hint = hint_for(code, where(0, transport=True), exception_text(exc))
-    return built_failure(code, hint, None, 0, original, _class_reason("sdk-credentials", exc))
+    return Failure(code, hint, None, 0, original, _class_reason("sdk-credentials", exc))
 
 
 MALFORMED_HINT = (
@@ -584,8 +584,8 @@ def _transport_outcome(
         detail = exception_text(decisive)
         lead = MALFORMED_HINT if code is Code.INVALID_REQUEST else _TRANSPORT_HINTS[code]
         hint = lead + (f" The HTTP client said: {detail}" if detail else "")
-        return built_failure(code, hint, None, 0, original, why)
-    return built_failure(code, _TRANSPORT_HINTS[code], None, 0, original, why)
+        return Failure(code, hint, None, 0, original, why)
+    return Failure(code, _TRANSPORT_HINTS[code], None, 0, original, why)
 
 
 def _class_reason(rule: str, exc: BaseException) -> Reason:
@@ -642,7 +642,7 @@ def _from_error(
         # (cancellation, KeyboardInterrupt, SystemExit), not a failed call: never retryable.
         exc = error if isinstance(error, BaseException) else None
         not_one = reason("not-an-error", type(error).__name__)
-        return built_failure(Code.UNKNOWN, _TRANSPORT_HINTS[Code.UNKNOWN], None, 0, exc, not_one)
+        return Failure(Code.UNKNOWN, _TRANSPORT_HINTS[Code.UNKNOWN], None, 0, exc, not_one)
     for exc in chain(error):
         if isinstance(exc, AgentToolError):
             carried_outcome = attr(exc, "outcome")

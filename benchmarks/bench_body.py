@@ -35,10 +35,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from agenterr import Code, from_status
+from agenterr import Code, Failure, from_status
 from agenterr._cli import main as cli_main
 from agenterr._hints import hint_for, where
-from agenterr._outcome import built_failure
 from agenterr._quote import snippet
 
 __all__ = ["BODIES", "Body", "jsonl_lines", "main"]
@@ -459,7 +458,7 @@ def bench_typical(quick: bool) -> list[dict[str, Any]]:
         code = Code.INVALID_REQUEST
         for (status, body, _headers), text in zip(cases, texts, strict=True):
             loads(text)
-            built_failure(code, hint_for(code, where(status), snippet(body)), None, status, None)
+            Failure(code, hint_for(code, where(status), snippet(body)), None, status, None)
 
     agenterr_s, baseline_s = compare(ours, theirs, quick=quick)
     floor_s, floor_baseline_s = compare(floor, theirs, quick=quick)

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agenterr import Code, Outcome
+from agenterr import Code, Failure, Outcome
 from agenterr._cli import request_batches
 from agenterr._headers import HeaderView
 from agenterr._protocol import iter_jsonl
@@ -45,11 +45,21 @@ def test_compact_json_of_odd_field_types_falls_back() -> None:
     object.__setattr__(outcome, "status", True)  # past any validation: the writer's fallback
     assert outcome.to_json() == json.dumps(outcome.to_dict(), separators=(",", ":"))
 
-    class Custom(Outcome[None]):
-        def to_dict(self) -> dict[str, Any]:
+    class Custom(Failure):
+        def to_dict(self, *, explain: bool = False) -> dict[str, Any]:
             return {"custom": True}
 
     assert Custom(Code.UNKNOWN).to_json() == '{"custom":true}'
+
+
+def test_an_outcome_subclass_must_be_a_kind() -> None:
+    """Every outcome is a Success or a Failure: a subclass of Outcome itself cannot be built."""
+
+    class Neither(Outcome[None]):
+        pass
+
+    with pytest.raises(TypeError, match="Success or Failure"):
+        Neither(Code.UNKNOWN)
 
 
 _NAMES = st.sampled_from(["Retry-After", "retry-after", "DATE", "X-Other", "content-type"])

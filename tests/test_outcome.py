@@ -15,6 +15,7 @@ from agenterr import (
     Failure,
     IndeterminateToolError,
     Outcome,
+    Reason,
     SelfCorrectableToolError,
     Success,
     TransientToolError,
@@ -268,15 +269,23 @@ def test_outcome_constructor_picks_the_kind_by_code() -> None:
 @pytest.mark.parametrize(
     ("build", "message"),
     [
-        (Failure, "code"),
-        (lambda: Failure(None, "hint"), "code"),
-        (lambda: Success(Code.TIMEOUT, "hint"), "code"),
+        (lambda: Failure(None, "hint"), "^code: a Failure needs a Code"),
+        (lambda: Success(code=Code.TIMEOUT), "^code, llm_hint, retry_after, error: "),
+        (lambda: Success(1, llm_hint="hint"), "^code, llm_hint, retry_after, error: "),
+        (lambda: Success(1, reason=Reason("status-table")), "^reason: "),
+        (lambda: Failure(Code.TIMEOUT, value=1), "^value: a failure carries none"),
+        (lambda: Outcome(None, "hint"), "^llm_hint, retry_after, error, reason: "),
     ],
 )
 def test_a_kind_rejects_the_other_kinds_code(build: Any, message: str) -> None:
     """Failure needs a code and Success must not have one: a clear ValueError, not a hybrid."""
     with pytest.raises(ValueError, match=message):
         build()
+
+
+def test_a_failure_needs_its_code_argument() -> None:
+    with pytest.raises(TypeError, match="code"):
+        Failure()  # type: ignore[call-arg]
 
 
 def test_replace_keeps_the_kind_and_its_rule() -> None:

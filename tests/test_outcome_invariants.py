@@ -120,10 +120,12 @@ def test_a_success_keeps_its_status_but_the_wire_form_does_not_carry_it() -> Non
 
 
 def test_a_success_carries_no_hint_and_no_delay() -> None:
-    with pytest.raises(ValueError, match=r"^llm_hint, retry_after, reason: "):
+    with pytest.raises(ValueError, match=r"^llm_hint, retry_after, error, reason: "):
         Outcome(None, "all good")
-    with pytest.raises(ValueError, match=r"^llm_hint, retry_after, reason: "):
+    with pytest.raises(ValueError, match=r"^llm_hint, retry_after, error, reason: "):
         Outcome(None, "", 1.0)
+    with pytest.raises(ValueError, match=r"^llm_hint, retry_after, error, reason: "):
+        Outcome(error=RuntimeError("a success carries no exception"))
 
 
 @pytest.mark.parametrize("code", ["RATE_LIMITED", 3, object()])
@@ -338,23 +340,55 @@ def test_integration_errors_never_call_a_hostile_repr(bad: object) -> None:
         retry_transient(bad)  # type: ignore[arg-type]
 
 
-@given(
-    value=st.one_of(st.none(), st.integers(), st.text(max_size=5)),
-    code=st.sampled_from(list(Code)),
-    delay=st.one_of(st.none(), st.floats(0, CEILING)),  # bounded, as the classifiers pass it
-    status=st.sampled_from([0, 400, 429, 503]),
+_BODIES = st.one_of(
+    st.text(max_size=300),
+    st.sampled_from(
+        [
+            '{"error": {"message": "bad \\"password\\": \\"hunter2x1\\" here"}}',
+            "token=sk-abcdefghijklmnop1234 Bearer abc.def.ghi \x1b[31mred\u202e",
+            '<html><body><input type="password" value="s3cret1"></body></html>',
+            "line one\nline two\n- item",
+        ]
+    ),
 )
-def test_the_internal_builders_build_what_the_constructor_builds(
-    value: object, code: Code, delay: float | None, status: int
-) -> None:
-    """The classifiers' and the decorator's fast builders write the slots the public
-    constructor writes, to the same values (the hint here is one the gate leaves as it is)."""
-    from agenterr._outcome import built_failure, built_success
 
-    assert built_success(value) == Outcome.success(value)
-    assert built_success(value).value is value and built_success(value).error is None
-    hint = "Retry the identical call."
-    built = built_failure(code, hint, delay, status, None)
-    assert built == Outcome(code, hint, delay, status)
-    assert type(built) is Failure and built.error is None and built.value is None
-    assert type(built_success(value)) is Success
+
+@given(
+    status=st.sampled_from([400, 401, 402, 404, 409, 422, 429, 500, 503]),
+    body=_BODIES,
+    delay=st.sampled_from([None, "0", "5", "86400000"]),
+)
+def test_a_hint_the_classifiers_write_is_one_the_gate_leaves_as_it_is(
+    status: int, body: str, delay: str | None
+) -> None:
+    """Failure(...) trusts a hint the hint builders wrote (a Cleaned) instead of cleaning it
+    again: sound only if cleaning it again changes nothing, which this checks, field by
+    field, against the same failure built from a plain str."""
+    from agenterr._quote import Cleaned
+
+    headers = {} if delay is None else {"Retry-After": delay}
+    out = from_status(status, body, headers=headers)
+    assert isinstance(out, Failure)
+    assert type(out.llm_hint) is Cleaned
+    again = Failure(out.code, str(out.llm_hint), out.retry_after, out.status, reason=out.reason)
+    assert type(again.llm_hint) is str
+    assert again == out
+    assert again.reason == out.reason
+
+
+@given(value=st.one_of(st.none(), st.integers(), st.text(max_size=5)))
+def test_a_success_is_its_value_and_status(value: object) -> None:
+    """Success(value) is what Outcome.success(value) and Outcome(value=...) build; a success's
+    failure fields are the class's, and read as empty."""
+    built = Success(value)
+    assert built == Outcome.success(value) == Outcome(value=value)
+    assert type(built) is Success
+    assert built.value is value
+    assert (built.code, built.llm_hint, built.retry_after, built.error, built.reason) == (
+        None, "", None, None, None
+    )  # fmt: skip
+    assert Success(value, 204).status == 204
+    with pytest.raises(ValueError, match="2xx"):
+        Success(value, 404)
+    with pytest.raises(TypeError, match="status"):
+        Success(value, True)

@@ -62,7 +62,7 @@ def test_a_reason_reads_as_rule_evidence_and_replaced_code() -> None:
 def test_a_success_has_no_reason() -> None:
     assert from_status(200).reason is None
     assert Outcome.success(1).reason is None
-    with pytest.raises(ValueError, match=r"^llm_hint, retry_after, reason: "):
+    with pytest.raises(ValueError, match=r"^llm_hint, retry_after, error, reason: "):
         Outcome(None, reason=Reason("binding"))
 
 

@@ -137,3 +137,11 @@ def explained(out: agenterr.Success[int] | agenterr.Failure) -> str:
         assert_type(out.reason.replaced, Code | None)
         return f"{out.reason.rule}: {out.reason.evidence}"
     return ""
+
+
+def constructors() -> None:
+    """Each kind's own constructor is typed: a success carries its value's type."""
+    assert_type(agenterr.Success(1), agenterr.Success[int])
+    assert_type(agenterr.Success(), agenterr.Success[None])
+    assert_type(agenterr.Success("x", 201).value, str)
+    assert_type(agenterr.Failure(Code.TIMEOUT, "slow").code, Code)
