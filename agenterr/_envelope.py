@@ -445,6 +445,12 @@ _STATUS_MEMBERS = ("statusCode", "status_code", "httpStatus", "http_status", "st
 a gateway or framework that always answers 200 writes the real status into the body."""
 
 
+def _first_present(document: dict[str, Any], keys: tuple[str, ...]) -> Any:
+    """The value of the first of ``keys`` that ``document`` has (``None`` when it has none;
+    a member present with a null value counts as present)."""
+    return next((document[key] for key in keys if key in document), None)
+
+
 def _reply_error(
     document: dict[str, Any], payload: object, scopes: _Scopes, *, nested: bool = False
 ) -> _Failure | _Found | None:
@@ -502,7 +508,7 @@ def _reply_shape(
             failed = status_outcome(number, body, None, None, None, rules=scopes)
             if isinstance(failed, Failure):  # a 4xx/5xx always is
                 return _Found(failed, f" (reply status {number})")
-    member = next((document[key] for key in _ERROR_MEMBERS if key in document), None)
+    member = _first_present(document, _ERROR_MEMBERS)
     if isinstance(member, str) and member.strip():
         return _api_error(document, payload, scopes)
     if isinstance(member, dict):
@@ -514,7 +520,7 @@ def _reply_shape(
             reports = any(_text(member.get(key)) for key in _ERROR_TEXTS)
         if reports:
             return _api_error(document, payload, scopes)
-    code = next((document[key] for key in _CODE_MEMBERS if key in document), None)
+    code = _first_present(document, _CODE_MEMBERS)
     if _failed_code(code) and message and document.get("data") is None:
         return _api_error(document, payload, scopes)
     return _message_alone(document, message, payload)
@@ -558,7 +564,7 @@ def _resource_state(document: dict[str, Any]) -> bool:
 def _message(document: dict[str, Any]) -> str:
     """The message a reply speaks in (the first of _MESSAGE_MEMBERS present), when it is a
     non-blank string; else ""."""
-    message = next((document[key] for key in _MESSAGE_MEMBERS if key in document), None)
+    message = _first_present(document, _MESSAGE_MEMBERS)
     return message if isinstance(message, str) and message.strip() else ""
 
 
@@ -784,7 +790,7 @@ def _api_error(
     relayed = _relay(document) if status is None else None
     if relayed is not None:
         return relayed
-    error = next((document[key] for key in _ERROR_MEMBERS if key in document), None)
+    error = _first_present(document, _ERROR_MEMBERS)
     if status is not None and not (isinstance(error, str) and error):
         error = status  # Google Maps' "status": "REQUEST_DENIED" names the error
     signals = read_signals(document)
