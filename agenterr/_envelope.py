@@ -31,7 +31,7 @@ from ._headers import HeaderView
 from ._hints import hint_for
 from ._hints import where as http_where
 from ._outcome import Failure, Outcome, Success
-from ._quote import SCAN_WINDOW, snippet
+from ._quote import SCAN_WINDOW, Cleaned, snippet
 from ._reason import reason
 from ._responses import in_memory_body
 from ._retry_after import Clock
@@ -764,7 +764,7 @@ def _relay(wire: dict[str, Any]) -> _Found | None:
     if outcome.code is None:
         return None
     place = http_where(outcome.status) if outcome.status else " (tool error)"
-    hint = snippet(outcome.llm_hint, RELAY_CAP) or hint_for(
+    hint = Cleaned(snippet(outcome.llm_hint, RELAY_CAP)) or hint_for(
         outcome.code, place, "", outcome.retry_after
     )
     said = outcome.reason

@@ -495,7 +495,7 @@ HINT_CAP = SCAN_WINDOW
 dropped with every item after it (SPEC 8.1). Every hint a classifier builds is shorter."""
 
 
-def _clean_hint(hint: str) -> str:
+def _clean_hint(hint: str) -> Cleaned:
     """Each line through the quoting gate (strip, fold, redact); list items stay items.
 
     Bounded whatever the hint's size (a wire object of megabytes): at most HINT_ITEMS items
@@ -515,7 +515,7 @@ def _clean_hint(hint: str) -> str:
         if size > HINT_CAP:
             break
         parts.append(item)
-    return _ITEM.join(parts)
+    return Cleaned(_ITEM.join(parts))  # so a replace() or a relay does not clean it again
 
 
 def _next_line(hint: str, start: int) -> tuple[str, int]:

@@ -245,7 +245,7 @@ def _maybe_applied(
     (``place``: where it failed, for the hint; by default from its status)."""
     if place is None:
         place = where(outcome.status, transport=True)
-    hint = _MAYBE_APPLIED_HINT.format(where=place)
+    hint = Cleaned(_MAYBE_APPLIED_HINT.format(where=place))  # a template and a place
     error = outcome.error if outcome.error is not None else exc
     prior = outcome.reason
     why = reason("idempotent", prior.evidence if prior is not None else "", outcome.code)

@@ -26,7 +26,7 @@ from typing import NamedTuple
 from ._classify import from_status, internal_failure, status_outcome
 from ._hints import hint_for, where
 from ._outcome import AgentToolError, Failure, Success
-from ._quote import snippet
+from ._quote import Cleaned, snippet
 from ._reason import Reason, reason
 from ._responses import response_parts
 from ._retry_after import Clock
@@ -583,7 +583,8 @@ def _transport_outcome(
         # The client's own words name what a human must fix (the URL, the certificate).
         detail = exception_text(decisive)
         lead = MALFORMED_HINT if code is Code.INVALID_REQUEST else _TRANSPORT_HINTS[code]
-        hint = lead + (f" The HTTP client said: {detail}" if detail else "")
+        # The gate's words after a template: clean as they are.
+        hint = Cleaned(lead + (f" The HTTP client said: {detail}" if detail else ""))
         return Failure(code, hint, None, 0, original, why)
     return Failure(code, _TRANSPORT_HINTS[code], None, 0, original, why)
 

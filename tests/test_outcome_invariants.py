@@ -8,6 +8,7 @@ bad values whole (credentials included) and let a hostile ``repr`` escape.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from datetime import timedelta
@@ -371,7 +372,7 @@ def test_a_hint_the_classifiers_write_is_one_the_gate_leaves_as_it_is(
     assert isinstance(out, Failure)
     assert type(out.llm_hint) is Cleaned
     again = Failure(out.code, str(out.llm_hint), out.retry_after, out.status, reason=out.reason)
-    assert type(again.llm_hint) is str
+    assert type(again.llm_hint) is Cleaned  # cleaned once more, to compare
     assert again == out
     assert again.reason == out.reason
 
@@ -392,3 +393,59 @@ def test_a_success_is_its_value_and_status(value: object) -> None:
         Success(value, 404)
     with pytest.raises(TypeError, match="status"):
         Success(value, True)
+
+
+def test_no_classifier_path_cleans_its_hint_twice(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every hint a classifier or the decorator writes reaches Failure(...) as a Cleaned, so
+    the constructor never runs the gate on it again (the gate costs more than a
+    classification). The constructor's own use of the gate is made to fail here. (A relayed
+    wire outcome is not here: reading the peer's hint is the gate's job.)"""
+    import httpx
+
+    import agenterr._outcome as outcome_module
+    from agenterr import classified_tool, from_envelope, from_error
+
+    # A hint given by hand is cleaned once, when it is built; replace() does not clean again.
+    by_hand = Failure(Code.TIMEOUT, "the upstream is slow")
+    cleaned_again: list[object] = []
+
+    def no_second_pass(text: object, *_cap: object) -> str:
+        # Recorded, not raised: the classifiers turn any error into an "internal" UNKNOWN.
+        cleaned_again.append(text)
+        return ""
+
+    monkeypatch.setattr(outcome_module, "snippet", no_second_pass)
+
+    class Refused(Exception):
+        pass
+
+    def broken(x: int) -> int:
+        raise ValueError(f"bad x={x} password: hunter2")
+
+    def refused() -> None:
+        raise Refused("no such order 'A-17'")
+
+    def slow() -> None:
+        raise httpx.ReadTimeout("timed out")
+
+    outcomes = [
+        from_status(429, '{"error": {"message": "slow down"}}', headers={"Retry-After": "3"}),
+        from_status(422, '{"errors": [{"field": "x", "message": "must be positive"}]}'),
+        from_status(503),
+        from_error(TimeoutError("read timed out")),
+        from_error(httpx.UnsupportedProtocol("Request URL is missing a scheme")),
+        from_error(httpx.ConnectError("connection refused")),
+        classified_tool(broken)(1),
+        classified_tool(expose_errors=True)(broken)(1),
+        classified_tool(errors={Refused: Code.NOT_FOUND})(refused)(),
+        classified_tool(idempotent=False)(slow)(),
+        from_envelope({"ok": False, "error": "ratelimited"}),
+        schema_invalid("x: must be an integer"),
+        Outcome.failure(Code.TIMEOUT),
+        dataclasses.replace(by_hand, status=504),
+    ]
+    for out in outcomes:
+        assert isinstance(out, Failure), out
+        assert out.reason is None or out.reason.rule != "internal", out
+    assert cleaned_again == []
+    assert outcomes[9].code is Code.UNKNOWN  # the may-have-taken-effect hint
